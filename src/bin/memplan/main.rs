@@ -1,0 +1,214 @@
+//! The `memplan` command line: plan, check and bench over the core.
+
+mod bench;
+mod report;
+
+use lexopt::prelude::*;
+use memplan::formats::{self, Format};
+use memplan::liveness::LiveOptions;
+use memplan::order::OrderKind;
+use memplan::{Error, Graph, Options, PackOptions, Strategy};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+memplan: static memory planning for computation graphs
+
+usage:
+  memplan plan FILE [--strategy NAME] [--order kahn|dfs] [--align N]
+                    [--keep-outputs] [--format F] [--json OUT|-]
+  memplan check FILE PLAN.json      check a plan written by `plan --json`
+  memplan bench [DIR|FILE...] [--align N]
+                                    every strategy on every graph (default:
+                                    ../shared/corpus/graphs and minimalloc)
+  memplan strategies                list the strategies
+
+formats (detected from the content, or forced with --format):
+  native      memplan's JSON graph (see README)
+  corpus      reference graph JSON (tensors with bytes and kind)
+  minimalloc  CSV with the header id,lower,upper,size
+";
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("memplan: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let mut args = lexopt::Parser::from_env();
+    let Some(command) = args.next()? else {
+        print!("{USAGE}");
+        return Ok(ExitCode::from(2));
+    };
+    match command {
+        Value(cmd) => match cmd.string()?.as_str() {
+            "plan" => plan(&mut args),
+            "check" => check(&mut args),
+            "bench" => bench::run(&mut args),
+            "strategies" => {
+                for s in Strategy::ALL {
+                    println!("{:<12} {}", s.name(), s.about());
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            "help" => {
+                print!("{USAGE}");
+                Ok(ExitCode::SUCCESS)
+            }
+            other => Err(format!("unknown command `{other}` (try `memplan help`)").into()),
+        },
+        Short('h') | Long("help") => {
+            print!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => Err(other.unexpected().into()),
+    }
+}
+
+/// A command-line argument that no longer borrows the parser.
+enum Token {
+    Short(char),
+    Long(String),
+    Value(std::ffi::OsString),
+}
+
+impl Token {
+    fn next(args: &mut lexopt::Parser) -> Result<Option<Token>, lexopt::Error> {
+        Ok(args.next()?.map(|arg| match arg {
+            Short(c) => Token::Short(c),
+            Long(l) => Token::Long(l.to_string()),
+            Value(v) => Token::Value(v),
+        }))
+    }
+
+    fn unexpected(self) -> Box<dyn std::error::Error> {
+        match self {
+            Token::Short(c) => format!("unexpected option -{c}").into(),
+            Token::Long(l) => format!("unexpected option --{l}").into(),
+            Token::Value(v) => format!("unexpected argument {}", v.to_string_lossy()).into(),
+        }
+    }
+}
+
+/// Options shared by `plan` and `bench`.
+#[derive(Default)]
+struct Common {
+    opts: Options,
+    format: Option<Format>,
+}
+
+impl Common {
+    /// Takes `arg` if it is a shared option; returns whether it was.
+    fn take(
+        &mut self,
+        arg: &Token,
+        args: &mut lexopt::Parser,
+    ) -> Result<bool, Box<dyn std::error::Error>> {
+        let Token::Long(name) = arg else {
+            return Ok(false);
+        };
+        match name.as_str() {
+            "align" => {
+                let text = args.value()?.string()?;
+                self.opts.pack = PackOptions::new(formats::parse_size(&text)?)?;
+            }
+            "order" => self.opts.order = OrderKind::from_name(&args.value()?.string()?)?,
+            "keep-outputs" => self.opts.live = LiveOptions { keep_outputs: true },
+            "format" => self.format = Some(Format::from_name(&args.value()?.string()?)?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let mut common = Common::default();
+    let (mut file, mut strategy, mut json) =
+        (None::<PathBuf>, Strategy::GreedySize, None::<String>);
+    while let Some(arg) = Token::next(args)? {
+        if common.take(&arg, args)? {
+            continue;
+        }
+        match arg {
+            Token::Long(l) if l == "strategy" => {
+                strategy = Strategy::from_name(&args.value()?.string()?)?
+            }
+            Token::Long(l) if l == "json" => json = Some(args.value()?.string()?),
+            Token::Value(v) if file.is_none() => file = Some(v.into()),
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    let file = file.ok_or("plan: missing FILE")?;
+    let graph = load(&file, common.format)?;
+    let plan = memplan::plan(&graph, strategy, &common.opts)?;
+    let violations = memplan::check::check(&graph, &plan);
+    let doc = report::plan_json(&plan, &violations);
+    match json.as_deref() {
+        Some("-") => println!("{}", serde_json::to_string_pretty(&doc)?),
+        Some(path) => {
+            std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")
+                .map_err(|e| format!("cannot write {path}: {e}"))?;
+            print!("{}", report::plan_text(&graph, &plan, &violations));
+        }
+        None => print!("{}", report::plan_text(&graph, &plan, &violations)),
+    }
+    Ok(if violations.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn check(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let mut common = Common::default();
+    let mut files: Vec<PathBuf> = Vec::new();
+    while let Some(arg) = Token::next(args)? {
+        if common.take(&arg, args)? {
+            continue;
+        }
+        match arg {
+            Token::Value(v) if files.len() < 2 => files.push(v.into()),
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    let [graph_file, plan_file] =
+        <[PathBuf; 2]>::try_from(files).map_err(|_| "check: expected FILE and PLAN.json")?;
+    let graph = load(&graph_file, common.format)?;
+    let plan = report::read_plan(&read_file(&plan_file)?)
+        .map_err(|e| format!("{}: {e}", plan_file.display()))?;
+    let violations = memplan::check::check(&graph, &plan);
+    for v in &violations {
+        println!("violation: {v}");
+    }
+    println!("{}: {} violation(s)", plan_file.display(), violations.len());
+    Ok(if violations.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| Error::usage(format!("cannot read {}: {e}", path.display())))?;
+    if meta.len() > formats::MAX_INPUT_BYTES as u64 {
+        return Err(Error::limit(
+            format!("the size of {}", path.display()),
+            meta.len(),
+            formats::MAX_INPUT_BYTES as u64,
+        ));
+    }
+    std::fs::read(path).map_err(|e| Error::usage(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Reads and parses one graph file; errors name the file.
+fn load(path: &Path, format: Option<Format>) -> Result<Graph, Error> {
+    let data = read_file(path)?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("graph");
+    formats::read(&data, format, stem).map_err(|e| Error::usage(format!("{}: {e}", path.display())))
+}

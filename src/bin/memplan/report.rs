@@ -1,0 +1,83 @@
+//! What `plan` prints: a short text report and the plan as JSON.
+
+use memplan::check::Violation;
+use memplan::formats::format_size;
+use memplan::{Graph, Plan};
+use serde::Serialize;
+use std::fmt::Write;
+
+#[derive(Serialize)]
+pub struct PlanDoc<'a> {
+    #[serde(flatten)]
+    plan: &'a Plan,
+    valid: bool,
+    violations: Vec<String>,
+}
+
+pub fn plan_json<'a>(plan: &'a Plan, violations: &[Violation]) -> PlanDoc<'a> {
+    PlanDoc {
+        plan,
+        valid: violations.is_empty(),
+        violations: violations.iter().map(|v| v.to_string()).collect(),
+    }
+}
+
+pub fn read_plan(data: &[u8]) -> Result<Plan, String> {
+    serde_json::from_slice(data).map_err(|e| format!("not a memplan plan: {e}"))
+}
+
+fn bytes(b: u64) -> String {
+    if b < 1024 {
+        format!("{b} B")
+    } else {
+        format!("{} ({b} B)", format_size(b))
+    }
+}
+
+pub fn plan_text(graph: &Graph, plan: &Plan, violations: &[Violation]) -> String {
+    let mut s = String::new();
+    let reduction = if plan.naive_bytes == 0 {
+        0.0
+    } else {
+        100.0 * (1.0 - plan.peak_bytes as f64 / plan.naive_bytes as f64)
+    };
+    let _ = writeln!(s, "graph        {}", plan.graph);
+    let _ = writeln!(
+        s,
+        "tensors      {} in the arena ({} in all), {} ops, {} steps ({} order)",
+        plan.tensors.len(),
+        graph.tensors.len(),
+        graph.ops.len(),
+        plan.steps,
+        plan.order_kind
+    );
+    let _ = writeln!(s, "naive        {}", bytes(plan.naive_bytes));
+    let _ = writeln!(s, "lower bound  {}", bytes(plan.lower_bound));
+    let _ = writeln!(
+        s,
+        "pools        {} pools, {}",
+        plan.pools,
+        bytes(plan.pooled_bytes)
+    );
+    let align = if plan.align > 1 {
+        format!(", offsets aligned to {}", plan.align)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(s, "strategy     {}{align}", plan.strategy);
+    let _ = writeln!(s, "peak         {}", bytes(plan.peak_bytes));
+    let _ = writeln!(
+        s,
+        "ratio        {:.4}x the lower bound, {reduction:.1}% less than naive",
+        plan.ratio()
+    );
+    if violations.is_empty() {
+        let _ = writeln!(s, "check        valid");
+    } else {
+        let _ = writeln!(s, "check        INVALID: {} violation(s)", violations.len());
+        for v in violations {
+            let _ = writeln!(s, "  {v}");
+        }
+    }
+    s
+}

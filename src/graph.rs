@@ -1,0 +1,193 @@
+//! The graph every planner phase reads: tensors, ops, typed ids.
+//!
+//! Invariants (upheld by [`Graph::new`]): every id inside an op names an existing
+//! tensor, no tensor has two producers, and names are unique. A tensor is placed
+//! in the arena only when its [`Role`] is [`Role::Arena`]. A tensor with a given
+//! [`Lifetime`] (instances without ops, such as MiniMalloc CSV) keeps it as is.
+
+use crate::error::Error;
+use crate::liveness::Lifetime;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt;
+
+/// Index of a tensor in [`Graph::tensors`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct TensorId(pub u32);
+
+/// Index of an op in [`Graph::ops`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct OpId(pub u32);
+
+impl TensorId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl OpId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Where a tensor lives: in the planned arena, or outside it (weights, graph inputs
+/// and outputs owned by the caller).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Arena,
+    Input,
+    Output,
+    Const,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Tensor {
+    pub name: String,
+    pub size: u64,
+    pub role: Role,
+    /// Memory level (e.g. `L1`, `UB`); `None` for the single default arena.
+    pub level: Option<String>,
+    /// A lifetime fixed by the input instead of derived from ops.
+    pub lifetime: Option<Lifetime>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Op {
+    pub name: String,
+    /// Operator type (`CONV_2D`, `MatMul`, ...); empty when unknown.
+    pub kind: String,
+    pub inputs: Vec<TensorId>,
+    pub outputs: Vec<TensorId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Graph {
+    pub name: String,
+    pub tensors: Vec<Tensor>,
+    pub ops: Vec<Op>,
+}
+
+/// Largest number of tensors or ops a graph may hold.
+pub const MAX_ITEMS: usize = 50_000_000;
+/// Largest size of one tensor: 1 PiB.
+pub const MAX_TENSOR_BYTES: u64 = 1 << 50;
+/// Largest sum of the sizes of all arena tensors: 4 EiB, so that no offset overflows.
+pub const MAX_TOTAL_BYTES: u64 = 1 << 62;
+
+impl Graph {
+    /// Builds a graph after checking its invariants.
+    pub fn new(name: String, tensors: Vec<Tensor>, ops: Vec<Op>) -> Result<Graph, Error> {
+        if tensors.len() > MAX_ITEMS || ops.len() > MAX_ITEMS {
+            return Err(Error::limit(
+                "tensors or ops",
+                tensors.len().max(ops.len()) as u64,
+                MAX_ITEMS as u64,
+            ));
+        }
+        let mut names: HashMap<&str, usize> = HashMap::with_capacity(tensors.len());
+        let mut total: u64 = 0;
+        for (i, t) in tensors.iter().enumerate() {
+            if t.size > MAX_TENSOR_BYTES {
+                return Err(Error::limit(
+                    format!("the size of tensor `{}`", t.name),
+                    t.size,
+                    MAX_TENSOR_BYTES,
+                ));
+            }
+            if t.role == Role::Arena {
+                total += t.size;
+                if total > MAX_TOTAL_BYTES {
+                    return Err(Error::limit(
+                        "the total size of the arena tensors",
+                        total,
+                        MAX_TOTAL_BYTES,
+                    ));
+                }
+            }
+            if names.insert(t.name.as_str(), i).is_some() {
+                return Err(Error::invalid(format!(
+                    "tensor `{}` is declared twice",
+                    t.name
+                )));
+            }
+            if t.lifetime.is_some_and(|l| l.end < l.start) {
+                return Err(Error::invalid(format!(
+                    "tensor `{}` ends before it starts",
+                    t.name
+                )));
+            }
+        }
+        let mut producer: Vec<Option<u32>> = vec![None; tensors.len()];
+        for (i, op) in ops.iter().enumerate() {
+            for id in op.inputs.iter().chain(&op.outputs) {
+                if id.index() >= tensors.len() {
+                    return Err(Error::invalid(format!(
+                        "op `{}` names tensor #{} but the graph has {} tensors",
+                        op.name,
+                        id.0,
+                        tensors.len()
+                    )));
+                }
+            }
+            for out in &op.outputs {
+                if let Some(first) = producer[out.index()] {
+                    return Err(Error::invalid(format!(
+                        "tensor `{}` is produced by both op `{}` and op `{}`",
+                        tensors[out.index()].name,
+                        ops[first as usize].name,
+                        op.name
+                    )));
+                }
+                producer[out.index()] = Some(i as u32);
+            }
+        }
+        Ok(Graph { name, tensors, ops })
+    }
+
+    pub fn tensor(&self, id: TensorId) -> &Tensor {
+        &self.tensors[id.index()]
+    }
+
+    pub fn op(&self, id: OpId) -> &Op {
+        &self.ops[id.index()]
+    }
+
+    /// The op producing each tensor, if any.
+    pub fn producers(&self) -> Vec<Option<OpId>> {
+        let mut producer = vec![None; self.tensors.len()];
+        for (i, op) in self.ops.iter().enumerate() {
+            for out in &op.outputs {
+                producer[out.index()] = Some(OpId(i as u32));
+            }
+        }
+        producer
+    }
+
+    /// Ids of the tensors placed in the arena, in declaration order.
+    pub fn arena_tensors(&self) -> impl Iterator<Item = TensorId> + '_ {
+        self.tensors
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.role == Role::Arena)
+            .map(|(i, _)| TensorId(i as u32))
+    }
+
+    /// Sum of the sizes of all arena tensors: the footprint with no reuse.
+    pub fn naive_bytes(&self) -> u64 {
+        self.arena_tensors().map(|t| self.tensor(t).size).sum()
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self {
+            Role::Arena => "intermediate",
+            Role::Input => "input",
+            Role::Output => "output",
+            Role::Const => "const",
+        };
+        f.write_str(s)
+    }
+}

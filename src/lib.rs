@@ -1,0 +1,100 @@
+//! memplan: a static memory planner for computation graphs.
+//!
+//! The pipeline is a list of phase calls, one module each: order the ops
+//! ([`order`]), derive lifetimes and the lower bound ([`liveness`]), colour the
+//! interference graph into pools ([`interference`]), assign offsets ([`pack`]).
+//! [`check`] verifies any plan independently. Formats and the CLI are leaves:
+//! nothing in the core reads files or draws.
+
+pub mod check;
+pub mod error;
+pub mod formats;
+pub mod graph;
+pub mod interference;
+pub mod liveness;
+pub mod order;
+pub mod pack;
+pub mod plan;
+
+pub use error::Error;
+pub use graph::Graph;
+pub use pack::{PackOptions, Strategy};
+pub use plan::Plan;
+
+use interference::Colouring;
+use liveness::{LiveOptions, Liveness};
+use order::OrderKind;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    pub order: OrderKind,
+    pub live: LiveOptions,
+    pub pack: PackOptions,
+}
+
+/// Everything a strategy needs, computed once per graph.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    pub order: Vec<graph::OpId>,
+    pub liveness: Liveness,
+    pub colouring: Colouring,
+    pub naive_bytes: u64,
+    opts: Options,
+}
+
+/// Orders the ops, derives lifetimes and colours them.
+pub fn analyse(graph: &Graph, opts: &Options) -> Result<Analysis, Error> {
+    let order = order::topological(graph, opts.order)?;
+    let liveness = liveness::analyse(graph, &order, opts.live)?;
+    let colouring = interference::colour(&liveness.buffers);
+    let naive_bytes = graph.naive_bytes();
+    Ok(Analysis {
+        order,
+        liveness,
+        colouring,
+        naive_bytes,
+        opts: *opts,
+    })
+}
+
+/// Plans `graph` with `strategy`.
+pub fn plan(graph: &Graph, strategy: Strategy, opts: &Options) -> Result<Plan, Error> {
+    Ok(analyse(graph, opts)?.plan(graph, strategy))
+}
+
+impl Analysis {
+    /// Offsets from `strategy`, gathered into a [`Plan`].
+    pub fn plan(&self, graph: &Graph, strategy: Strategy) -> Plan {
+        let buffers = &self.liveness.buffers;
+        let offsets = strategy.pack(buffers, self.opts.pack);
+        let tensors = buffers
+            .iter()
+            .zip(&offsets)
+            .zip(&self.colouring.pool_of)
+            .map(|((b, &offset), &pool)| plan::Placement {
+                id: b.tensor.0,
+                name: graph.tensor(b.tensor).name.clone(),
+                size: b.size,
+                start: b.life.start,
+                end: b.life.end,
+                offset,
+                pool,
+            })
+            .collect();
+        Plan {
+            graph: graph.name.clone(),
+            strategy: strategy.name().to_string(),
+            order_kind: self.opts.order.name().to_string(),
+            align: self.opts.pack.align,
+            keep_outputs: self.opts.live.keep_outputs,
+            steps: self.liveness.steps,
+            lower_bound: self.liveness.lower_bound,
+            naive_bytes: self.naive_bytes,
+            peak_bytes: pack::peak(buffers, &offsets),
+            pools: self.colouring.pools(),
+            pooled_bytes: self.colouring.pooled_bytes(),
+            order: self.order.iter().map(|o| o.0).collect(),
+            tensors,
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Topological orders of the ops. Both orders are deterministic; a cycle is an
+//! error naming the ops and tensors along it.
+//!
+//! - [`OrderKind::Kahn`]: Kahn's algorithm, always running the ready op with the
+//!   smallest index, so a file already in a valid execution order keeps it.
+//! - [`OrderKind::Dfs`]: reverse post-order of an iterative depth-first search
+//!   over consumers, roots and children taken in index order; it runs one branch
+//!   to its end before starting the next.
+
+use crate::error::Error;
+use crate::graph::{Graph, OpId};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OrderKind {
+    #[default]
+    Kahn,
+    Dfs,
+}
+
+impl OrderKind {
+    pub const ALL: [OrderKind; 2] = [OrderKind::Kahn, OrderKind::Dfs];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OrderKind::Kahn => "kahn",
+            OrderKind::Dfs => "dfs",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Result<OrderKind, Error> {
+        OrderKind::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| Error::usage(format!("unknown order `{name}` (expected kahn or dfs)")))
+    }
+}
+
+/// Op-to-op dependencies: `succ[a]` holds the ops consuming a tensor `a` produces.
+struct Deps {
+    succ: Vec<Vec<u32>>,
+    indegree: Vec<u32>,
+}
+
+fn deps(graph: &Graph) -> Deps {
+    let producer = graph.producers();
+    let n = graph.ops.len();
+    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut indegree = vec![0u32; n];
+    for (b, op) in graph.ops.iter().enumerate() {
+        let mut preds: Vec<u32> = op
+            .inputs
+            .iter()
+            .filter_map(|t| producer[t.index()])
+            .map(|p| p.0)
+            .collect();
+        preds.sort_unstable();
+        preds.dedup();
+        for a in preds {
+            succ[a as usize].push(b as u32);
+            indegree[b] += 1;
+        }
+    }
+    Deps { succ, indegree }
+}
+
+/// A topological order of all ops of `graph`.
+pub fn topological(graph: &Graph, kind: OrderKind) -> Result<Vec<OpId>, Error> {
+    let deps = deps(graph);
+    let order = match kind {
+        OrderKind::Kahn => kahn(&deps),
+        OrderKind::Dfs => dfs(&deps),
+    };
+    if order.len() < graph.ops.len() {
+        return Err(cycle_error(graph, &order));
+    }
+    Ok(order)
+}
+
+fn kahn(deps: &Deps) -> Vec<OpId> {
+    let mut indegree = deps.indegree.clone();
+    let mut ready: BinaryHeap<Reverse<u32>> = (0..indegree.len() as u32)
+        .filter(|&i| indegree[i as usize] == 0)
+        .map(Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(indegree.len());
+    while let Some(Reverse(a)) = ready.pop() {
+        order.push(OpId(a));
+        for &b in &deps.succ[a as usize] {
+            indegree[b as usize] -= 1;
+            if indegree[b as usize] == 0 {
+                ready.push(Reverse(b));
+            }
+        }
+    }
+    order
+}
+
+/// Reverse post-order; an op is emitted only once all its producers are, so ops on a
+/// cycle (never ready) are left out and reported by the caller.
+fn dfs(deps: &Deps) -> Vec<OpId> {
+    let n = deps.indegree.len();
+    let mut remaining = deps.indegree.clone();
+    let mut visited = vec![false; n];
+    let mut post: Vec<u32> = Vec::with_capacity(n);
+    let mut stack: Vec<(u32, usize)> = Vec::new();
+    for root in (0..n as u32).rev() {
+        if deps.indegree[root as usize] != 0 || visited[root as usize] {
+            continue;
+        }
+        visited[root as usize] = true;
+        stack.push((root, 0));
+        while let Some(top) = stack.last_mut() {
+            let (a, next) = *top;
+            let succ = &deps.succ[a as usize];
+            if next < succ.len() {
+                top.1 += 1;
+                // children in reverse index order so that, reversed, the first child runs first
+                let b = succ[succ.len() - 1 - next];
+                remaining[b as usize] -= 1;
+                if remaining[b as usize] == 0 && !visited[b as usize] {
+                    visited[b as usize] = true;
+                    stack.push((b, 0));
+                }
+            } else {
+                post.push(a);
+                stack.pop();
+            }
+        }
+    }
+    post.reverse();
+    post.into_iter().map(OpId).collect()
+}
+
+/// Names a cycle among the ops missing from `done`.
+fn cycle_error(graph: &Graph, done: &[OpId]) -> Error {
+    let mut scheduled = vec![false; graph.ops.len()];
+    for op in done {
+        scheduled[op.index()] = true;
+    }
+    let producer = graph.producers();
+    // Every unscheduled op has an unscheduled producer; walking back must revisit an op.
+    let start = (0..graph.ops.len())
+        .find(|&i| !scheduled[i])
+        .expect("a cycle leaves an op unscheduled");
+    let mut seen_at = vec![usize::MAX; graph.ops.len()];
+    let mut walk: Vec<(usize, usize)> = Vec::new(); // (op, input tensor leading back)
+    let mut op = start;
+    while seen_at[op] == usize::MAX {
+        seen_at[op] = walk.len();
+        let (tensor, pred) = graph.ops[op]
+            .inputs
+            .iter()
+            .find_map(|t| {
+                producer[t.index()]
+                    .filter(|p| !scheduled[p.index()])
+                    .map(|p| (t.index(), p.index()))
+            })
+            .expect("an unscheduled op waits on an unscheduled producer");
+        walk.push((op, tensor));
+        op = pred;
+    }
+    // walk[seen_at[op]..] is the cycle, traversed against the data flow.
+    let cycle = &walk[seen_at[op]..];
+    let mut names = Vec::with_capacity(cycle.len() * 2 + 1);
+    names.push(graph.ops[op].name.clone());
+    for &(o, t) in cycle.iter().rev() {
+        names.push(graph.tensors[t].name.clone());
+        names.push(graph.ops[o].name.clone());
+    }
+    Error::cycle(names)
+}
+
+/// Position of every op in `order`: `step[op] = index in order`.
+pub fn steps_of(order: &[OpId], n_ops: usize) -> Vec<u32> {
+    let mut step = vec![u32::MAX; n_ops];
+    for (i, op) in order.iter().enumerate() {
+        step[op.index()] = i as u32;
+    }
+    step
+}

@@ -1,0 +1,29 @@
+//! `best-fit`: XLA's global decreasing-size best-fit heap. Two visit orders, spatial
+//! (size, then duration, both decreasing) and temporal (duration, then size), each
+//! placing buffers in the smallest fitting gap; the lower peak wins (spatial on ties).
+
+use super::fit::{place_in_order, Fit};
+use super::{peak, PackOptions};
+use crate::liveness::Buffer;
+use std::cmp::Reverse;
+
+pub fn pack(buffers: &[Buffer], opts: PackOptions) -> Vec<u64> {
+    let ids = || (0..buffers.len() as u32).collect::<Vec<u32>>();
+    let mut spatial = ids();
+    spatial.sort_by_key(|&i| {
+        let b = &buffers[i as usize];
+        (Reverse(b.size), Reverse(b.life.len()), i)
+    });
+    let mut temporal = ids();
+    temporal.sort_by_key(|&i| {
+        let b = &buffers[i as usize];
+        (Reverse(b.life.len()), Reverse(b.size), i)
+    });
+    let a = place_in_order(buffers, &spatial, Fit::Best, opts);
+    let b = place_in_order(buffers, &temporal, Fit::Best, opts);
+    if peak(buffers, &b) < peak(buffers, &a) {
+        b
+    } else {
+        a
+    }
+}

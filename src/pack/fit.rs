@@ -1,0 +1,76 @@
+//! Placement among time-overlapping neighbours, and the two single-order strategies
+//! built on it:
+//! - `first-fit`: buffers in birth order, each at the lowest free address;
+//! - `greedy-size`: largest first (ties: earlier birth), each in the smallest gap
+//!   that fits between the buffers it overlaps in time, else on top of them.
+
+use super::{align_up, PackOptions};
+use crate::interference::birth_order;
+use crate::liveness::Buffer;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Fit {
+    /// The lowest address that fits.
+    Lowest,
+    /// The smallest gap that fits, else the top.
+    Best,
+}
+
+/// Places `buffers` one at a time in `visit` order; returns offsets by buffer index.
+pub(super) fn place_in_order(
+    buffers: &[Buffer],
+    visit: &[u32],
+    fit: Fit,
+    opts: PackOptions,
+) -> Vec<u64> {
+    let mut offsets = vec![0u64; buffers.len()];
+    let mut placed: Vec<u32> = Vec::with_capacity(buffers.len());
+    let mut busy: Vec<(u64, u64)> = Vec::new();
+    for &i in visit {
+        let b = &buffers[i as usize];
+        busy.clear();
+        busy.extend(
+            placed
+                .iter()
+                .map(|&j| (&buffers[j as usize], offsets[j as usize]))
+                .filter(|(other, _)| !other.life.is_disjoint(&b.life) && other.size > 0)
+                .map(|(other, at)| (at, at + other.size)),
+        );
+        offsets[i as usize] = choose(&mut busy, b.size, fit, opts.align);
+        placed.push(i);
+    }
+    offsets
+}
+
+/// An offset for `size` bytes avoiding every range in `busy` (half-open, any order).
+pub(super) fn choose(busy: &mut [(u64, u64)], size: u64, fit: Fit, align: u64) -> u64 {
+    busy.sort_unstable();
+    let mut cursor = 0u64;
+    let mut best: Option<(u64, u64)> = None; // (gap size, offset)
+    for &(from, to) in busy.iter() {
+        let at = align_up(cursor, align);
+        if from > cursor && at + size <= from {
+            let gap = from - cursor;
+            match fit {
+                Fit::Lowest => return at,
+                Fit::Best if best.is_none_or(|(g, _)| gap < g) => best = Some((gap, at)),
+                Fit::Best => {}
+            }
+        }
+        cursor = cursor.max(to);
+    }
+    best.map_or_else(|| align_up(cursor, align), |(_, at)| at)
+}
+
+pub fn first_fit(buffers: &[Buffer], opts: PackOptions) -> Vec<u64> {
+    place_in_order(buffers, &birth_order(buffers), Fit::Lowest, opts)
+}
+
+pub fn greedy_size(buffers: &[Buffer], opts: PackOptions) -> Vec<u64> {
+    let mut visit: Vec<u32> = (0..buffers.len() as u32).collect();
+    visit.sort_by_key(|&i| {
+        let b = &buffers[i as usize];
+        (std::cmp::Reverse(b.size), b.life.start, i)
+    });
+    place_in_order(buffers, &visit, Fit::Best, opts)
+}
