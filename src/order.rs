@@ -68,14 +68,14 @@ fn deps(graph: &Graph) -> Deps {
 /// A topological order of all ops of `graph`.
 pub fn topological(graph: &Graph, kind: OrderKind) -> Result<Vec<OpId>, Error> {
     let deps = deps(graph);
-    let order = match kind {
-        OrderKind::Kahn => kahn(&deps),
-        OrderKind::Dfs => dfs(&deps),
-    };
+    let order = kahn(&deps);
     if order.len() < graph.ops.len() {
         return Err(cycle_error(graph, &order));
     }
-    Ok(order)
+    Ok(match kind {
+        OrderKind::Kahn => order,
+        OrderKind::Dfs => dfs(&deps),
+    })
 }
 
 fn kahn(deps: &Deps) -> Vec<OpId> {
@@ -97,35 +97,33 @@ fn kahn(deps: &Deps) -> Vec<OpId> {
     order
 }
 
-/// Reverse post-order; an op is emitted only once all its producers are, so ops on a
-/// cycle (never ready) are left out and reported by the caller.
+/// Reverse post-order of a depth-first search over consumers; valid only on an
+/// acyclic graph (the caller checks with [`kahn`] first).
 fn dfs(deps: &Deps) -> Vec<OpId> {
     let n = deps.indegree.len();
-    let mut remaining = deps.indegree.clone();
     let mut visited = vec![false; n];
     let mut post: Vec<u32> = Vec::with_capacity(n);
     let mut stack: Vec<(u32, usize)> = Vec::new();
-    for root in (0..n as u32).rev() {
-        if deps.indegree[root as usize] != 0 || visited[root as usize] {
-            continue;
-        }
+    for root in (0..n as u32)
+        .rev()
+        .filter(|&r| deps.indegree[r as usize] == 0)
+    {
         visited[root as usize] = true;
         stack.push((root, 0));
         while let Some(top) = stack.last_mut() {
             let (a, next) = *top;
             let succ = &deps.succ[a as usize];
-            if next < succ.len() {
-                top.1 += 1;
-                // children in reverse index order so that, reversed, the first child runs first
-                let b = succ[succ.len() - 1 - next];
-                remaining[b as usize] -= 1;
-                if remaining[b as usize] == 0 && !visited[b as usize] {
-                    visited[b as usize] = true;
-                    stack.push((b, 0));
-                }
-            } else {
+            if next == succ.len() {
                 post.push(a);
                 stack.pop();
+                continue;
+            }
+            top.1 += 1;
+            // children in reverse index order so that, reversed, the first child runs first
+            let b = succ[succ.len() - 1 - next];
+            if !visited[b as usize] {
+                visited[b as usize] = true;
+                stack.push((b, 0));
             }
         }
     }

@@ -69,10 +69,12 @@ pub fn read(data: &[u8], fallback_name: &str) -> Result<Graph, Error> {
             Some("input") => Role::Input,
             Some("output") => Role::Output,
             Some("const") => Role::Const,
-            Some(other) => return Err(Error::invalid(format!(
+            Some(other) => {
+                return Err(Error::invalid(format!(
                 "tensor `{}` has kind `{other}` (expected intermediate, input, output or const)",
                 t.name
-            ))),
+            )))
+            }
         };
         tensors.push(Tensor {
             name: t.name,

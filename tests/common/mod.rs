@@ -1,0 +1,62 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use memplan::graph::{Graph, Op, Role, Tensor, TensorId};
+use std::path::PathBuf;
+
+/// Builds a graph from `(name, size)` tensors and `(name, inputs, outputs)` ops,
+/// tensors named by index.
+pub fn graph(tensors: &[(&str, u64)], ops: &[(&str, &[u32], &[u32])]) -> Graph {
+    let tensors = tensors
+        .iter()
+        .map(|&(n, s)| Tensor {
+            name: n.to_string(),
+            size: s,
+            role: Role::Arena,
+            level: None,
+            lifetime: None,
+        })
+        .collect();
+    let ops = ops
+        .iter()
+        .map(|&(n, i, o)| Op {
+            name: n.to_string(),
+            kind: String::new(),
+            inputs: i.iter().map(|&t| TensorId(t)).collect(),
+            outputs: o.iter().map(|&t| TensorId(t)).collect(),
+        })
+        .collect();
+    Graph::new("test".into(), tensors, ops).expect("valid test graph")
+}
+
+/// The shared corpus directory `sub`, or `None` (with a message) when it is absent
+/// outside CI. In CI (`CI` set) a missing corpus fails the test.
+pub fn corpus_dir(sub: &str) -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(sub);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!(
+            "the shared corpus is missing at {} (required in CI)",
+            dir.display()
+        );
+    }
+    eprintln!("SKIPPED: the shared corpus is missing at {}", dir.display());
+    None
+}
+
+/// Files of `dir` with extension `ext`, sorted.
+pub fn files(dir: &std::path::Path, ext: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    out.sort();
+    out
+}
+
+pub const MIB: u64 = 1 << 20;

@@ -1,0 +1,187 @@
+//! Property tests on random DAGs and random interval sets: every strategy's plan
+//! passes the checker, never beats the lower bound, `naive` is the sum of sizes
+//! and `pools` uses exactly as many pools as the largest clique.
+
+mod common;
+
+use memplan::graph::{Graph, Op, Role, Tensor, TensorId};
+use memplan::interference::{colour, max_clique};
+use memplan::liveness::{Lifetime, LiveOptions};
+use memplan::order::OrderKind;
+use memplan::{check, Options, PackOptions, Strategy as Packing};
+use proptest::prelude::*;
+
+/// Sizes mixing zeros, tiny, repeated and huge values.
+fn size() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        1 => Just(0u64),
+        3 => 1u64..64,
+        3 => prop::sample::select(vec![256u64, 1024, 4096]),
+        3 => 1u64..1_000_000,
+        1 => (1u64 << 30)..(1u64 << 40),
+    ]
+}
+
+/// One op: how many earlier tensors it reads (picked by index), its output sizes.
+fn op_spec() -> impl Strategy<Value = (Vec<prop::sample::Index>, Vec<u64>)> {
+    (
+        prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+        prop::collection::vec(size(), 1..3),
+    )
+}
+
+/// A random DAG with its ops listed in a random (shuffled) order.
+fn dag() -> impl Strategy<Value = Graph> {
+    (prop::collection::vec(op_spec(), 1..40), any::<u64>()).prop_map(|(specs, seed)| {
+        let mut tensors: Vec<Tensor> = Vec::new();
+        let mut ops: Vec<Op> = Vec::new();
+        for (k, (reads, sizes)) in specs.into_iter().enumerate() {
+            let mut inputs: Vec<TensorId> = if tensors.is_empty() {
+                Vec::new()
+            } else {
+                reads
+                    .iter()
+                    .map(|i| TensorId(i.index(tensors.len()) as u32))
+                    .collect()
+            };
+            inputs.sort();
+            inputs.dedup();
+            let outputs = sizes
+                .into_iter()
+                .map(|s| {
+                    tensors.push(Tensor {
+                        name: format!("t{}", tensors.len()),
+                        size: s,
+                        role: Role::Arena,
+                        level: None,
+                        lifetime: None,
+                    });
+                    TensorId(tensors.len() as u32 - 1)
+                })
+                .collect();
+            ops.push(Op {
+                name: format!("op{k}"),
+                kind: String::new(),
+                inputs,
+                outputs,
+            });
+        }
+        shuffle(&mut ops, seed);
+        Graph::new("random".into(), tensors, ops).unwrap()
+    })
+}
+
+fn shuffle<T>(items: &mut [T], mut seed: u64) {
+    for i in (1..items.len()).rev() {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        items.swap(i, (seed >> 33) as usize % (i + 1));
+    }
+}
+
+/// Buffers with given lifetimes and no ops, like MiniMalloc instances.
+fn intervals() -> impl Strategy<Value = Graph> {
+    prop::collection::vec((0u32..200, 0u32..50, size()), 0..60).prop_map(|bufs| {
+        let tensors = bufs
+            .into_iter()
+            .enumerate()
+            .map(|(i, (start, len, size))| Tensor {
+                name: format!("b{i}"),
+                size,
+                role: Role::Arena,
+                level: None,
+                lifetime: Some(Lifetime::new(start, start + len)),
+            })
+            .collect();
+        Graph::new("intervals".into(), tensors, Vec::new()).unwrap()
+    })
+}
+
+fn options() -> impl Strategy<Value = Options> {
+    (
+        prop::sample::select(vec![1u64, 1, 8, 64, 100]),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(align, keep, dfs)| Options {
+            order: if dfs { OrderKind::Dfs } else { OrderKind::Kahn },
+            live: LiveOptions { keep_outputs: keep },
+            pack: PackOptions::new(align).unwrap(),
+        })
+}
+
+fn assert_all_strategies(g: &Graph, opts: &Options) -> Result<(), TestCaseError> {
+    let a = memplan::analyse(g, opts).unwrap();
+    let sum: u64 = a.liveness.buffers.iter().map(|b| b.size).sum();
+    prop_assert_eq!(a.naive_bytes, sum);
+    let colouring = colour(&a.liveness.buffers);
+    let bufs = &a.liveness.buffers;
+    prop_assert_eq!(colouring.pools(), max_clique(bufs));
+    for i in 0..bufs.len() {
+        for j in i + 1..bufs.len() {
+            if colouring.pool_of[i] == colouring.pool_of[j] {
+                prop_assert!(
+                    bufs[i].life.is_disjoint(&bufs[j].life),
+                    "pool shared by live buffers"
+                );
+            }
+        }
+    }
+    for strategy in Packing::ALL {
+        let plan = a.plan(g, strategy);
+        let violations = check::check(g, &plan);
+        prop_assert!(
+            violations.is_empty(),
+            "{}: {:?}",
+            strategy.name(),
+            violations
+        );
+        prop_assert!(
+            plan.peak_bytes >= plan.lower_bound,
+            "{} beat the bound",
+            strategy.name()
+        );
+        if opts.pack.align == 1 {
+            match strategy {
+                Packing::Naive => prop_assert_eq!(plan.peak_bytes, sum),
+                Packing::Pools => prop_assert_eq!(plan.peak_bytes, colouring.pooled_bytes()),
+                _ => prop_assert!(plan.peak_bytes <= sum),
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_dags(g in dag(), opts in options()) {
+        assert_all_strategies(&g, &opts)?;
+    }
+
+    #[test]
+    fn random_intervals(g in intervals(), opts in options()) {
+        assert_all_strategies(&g, &opts)?;
+    }
+
+    #[test]
+    fn kahn_keeps_a_valid_stored_order(specs in prop::collection::vec(op_spec(), 1..30)) {
+        // ops listed in creation order are topological; Kahn must not reorder them
+        let mut tensors = Vec::new();
+        let mut ops = Vec::new();
+        for (k, (reads, sizes)) in specs.into_iter().enumerate() {
+            let n = tensors.len();
+            let inputs: Vec<TensorId> = if n == 0 { vec![] } else { reads.iter().map(|i| TensorId(i.index(n) as u32)).collect() };
+            let outputs: Vec<TensorId> = sizes.iter().enumerate().map(|(j, _)| TensorId((n + j) as u32)).collect();
+            for &s in &sizes {
+                tensors.push(Tensor { name: format!("t{}", tensors.len()), size: s, role: Role::Arena, level: None, lifetime: None });
+            }
+            ops.push(Op { name: format!("op{k}"), kind: String::new(), inputs, outputs });
+        }
+        let g = Graph::new("stored".into(), tensors, ops).unwrap();
+        let order = memplan::order::topological(&g, OrderKind::Kahn).unwrap();
+        prop_assert!(order.iter().enumerate().all(|(i, op)| op.index() == i));
+    }
+}
