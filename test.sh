@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs every test: Rust unit, integration and property tests; the benchmark over the
+# shared corpus (it fails if any plan fails the checker); the wasm build; the
+# real-browser test of the page in headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+echo "== cargo test"
+cargo test --release
+
+echo "== memplan bench (every plan checked)"
+cargo run --release --quiet -- bench
+
+echo "== wasm build"
+./build.sh
+
+echo "== browser test"
+if [ ! -d node_modules/playwright-core ]; then
+  npm ci --no-audit --no-fund
+fi
+node tests/browser/page.test.mjs
+echo "== all tests passed"
