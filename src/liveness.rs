@@ -33,7 +33,7 @@ impl Lifetime {
     }
 
     /// Number of steps covered.
-    pub fn len(&self) -> u64 {
+    pub fn duration(&self) -> u64 {
         u64::from(self.end - self.start) + 1
     }
 }

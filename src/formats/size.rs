@@ -13,8 +13,8 @@ pub fn parse_size(text: &str) -> Result<u64, Error> {
     let mult: u64 = match unit.trim() {
         "" | "B" => 1,
         "KB" | "kB" => 1000,
-        "MB" => 1000_000,
-        "GB" => 1000_000_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
         "KiB" | "K" => 1 << 10,
         "MiB" | "M" => 1 << 20,
         "GiB" | "G" => 1 << 30,
@@ -68,7 +68,7 @@ pub fn format_size(bytes: u64) -> String {
     ];
     for (unit, scale) in UNITS {
         if bytes >= scale {
-            return if bytes % scale == 0 {
+            return if bytes.is_multiple_of(scale) {
                 format!("{} {unit}", bytes / scale)
             } else {
                 format!("{:.2} {unit}", bytes as f64 / scale as f64)

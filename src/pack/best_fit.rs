@@ -12,12 +12,12 @@ pub fn pack(buffers: &[Buffer], opts: PackOptions) -> Vec<u64> {
     let mut spatial = ids();
     spatial.sort_by_key(|&i| {
         let b = &buffers[i as usize];
-        (Reverse(b.size), Reverse(b.life.len()), i)
+        (Reverse(b.size), Reverse(b.life.duration()), i)
     });
     let mut temporal = ids();
     temporal.sort_by_key(|&i| {
         let b = &buffers[i as usize];
-        (Reverse(b.life.len()), Reverse(b.size), i)
+        (Reverse(b.life.duration()), Reverse(b.size), i)
     });
     let a = place_in_order(buffers, &spatial, Fit::Best, opts);
     let b = place_in_order(buffers, &temporal, Fit::Best, opts);

@@ -17,7 +17,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         }
         match arg {
             Token::Value(v) => inputs.push(v.into()),
-            other => return Err(other.unexpected().into()),
+            other => return Err(other.unexpected()),
         }
     }
     if inputs.is_empty() {
