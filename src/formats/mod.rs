@@ -9,6 +9,7 @@
 mod corpus;
 mod minimalloc;
 mod native;
+pub mod npu;
 mod size;
 
 pub use size::{format_size, parse_size};

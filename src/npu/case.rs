@@ -1,0 +1,378 @@
+//! The NPU case model: nodes, dependency edges, buffers and memory levels.
+//!
+//! Invariants (upheld by [`Case::new`]): node ids are `0..N`; every buffer has
+//! exactly one ALLOC and one FREE node; every `Bufs` entry names a buffer; every
+//! buffer's level exists and holds it; edges name existing nodes and form no cycle.
+
+use crate::error::Error;
+use std::collections::HashMap;
+use std::fmt;
+
+/// A memory level: a contiguous address space of `capacity` units.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Level {
+    pub name: String,
+    pub capacity: u64,
+}
+
+/// The levels of the contest machine: L1 4096, UB 1024, L0A 256, L0B 256, L0C 512.
+pub fn default_levels() -> Vec<Level> {
+    [
+        ("L1", 4096),
+        ("UB", 1024),
+        ("L0A", 256),
+        ("L0B", 256),
+        ("L0C", 512),
+    ]
+    .into_iter()
+    .map(|(name, capacity)| Level {
+        name: name.to_string(),
+        capacity,
+    })
+    .collect()
+}
+
+/// Execution units; each runs its nodes in schedule order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Pipe {
+    Mte1,
+    Mte2,
+    Mte3,
+    Fixp,
+    Cube,
+    Vector,
+}
+
+impl Pipe {
+    pub const ALL: [Pipe; 6] = [
+        Pipe::Mte1,
+        Pipe::Mte2,
+        Pipe::Mte3,
+        Pipe::Fixp,
+        Pipe::Cube,
+        Pipe::Vector,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Pipe::Mte1 => "MTE1",
+            Pipe::Mte2 => "MTE2",
+            Pipe::Mte3 => "MTE3",
+            Pipe::Fixp => "FIXP",
+            Pipe::Cube => "CUBE",
+            Pipe::Vector => "VECTOR",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Pipe> {
+        Pipe::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+impl fmt::Display for Pipe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpNode {
+    /// Operation name: COPY_IN, MATMUL, ...
+    pub op: String,
+    pub pipe: Pipe,
+    pub cycles: u64,
+    /// Buffers read or written, as indices into [`Case::buffers`].
+    pub bufs: Vec<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// Allocates the buffer (index into [`Case::buffers`]).
+    Alloc(u32),
+    Free(u32),
+    Op(OpNode),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NpuBuffer {
+    /// `BufId` in the files.
+    pub id: u64,
+    pub size: u64,
+    /// Index into [`Case::levels`].
+    pub level: usize,
+    pub alloc: u32,
+    pub free: u32,
+    /// Used by a COPY_IN node: its data still sits in DDR, so a spill costs `size`.
+    pub copy_in: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub name: String,
+    pub nodes: Vec<Node>,
+    pub edges: Vec<(u32, u32)>,
+    pub buffers: Vec<NpuBuffer>,
+    pub levels: Vec<Level>,
+}
+
+/// A node as a reader found it, before buffers are resolved.
+#[derive(Clone, Debug)]
+pub struct RawNode {
+    pub id: u64,
+    pub op: String,
+    pub buf_id: Option<u64>,
+    pub size: Option<u64>,
+    pub level: Option<String>,
+    pub pipe: Option<String>,
+    pub cycles: Option<u64>,
+    pub bufs: Vec<u64>,
+}
+
+/// Largest node count accepted.
+pub const MAX_NODES: usize = 10_000_000;
+
+impl Case {
+    /// Resolves raw nodes and edges into a case, checking every invariant.
+    pub fn new(
+        name: String,
+        raw: Vec<RawNode>,
+        edges: Vec<(u64, u64)>,
+        levels: Vec<Level>,
+    ) -> Result<Case, Error> {
+        if raw.len() > MAX_NODES {
+            return Err(Error::limit(
+                "the number of nodes",
+                raw.len() as u64,
+                MAX_NODES as u64,
+            ));
+        }
+        let mut raw = raw;
+        raw.sort_by_key(|n| n.id);
+        for (i, n) in raw.iter().enumerate() {
+            if n.id != i as u64 {
+                return Err(Error::invalid(format!(
+                    "node ids must be 0..{} without gaps or repeats; found id {} at position {i}",
+                    raw.len(),
+                    n.id
+                )));
+            }
+        }
+        let buffers = collect_buffers(&raw, &levels)?;
+        let index: HashMap<u64, u32> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.id, i as u32))
+            .collect();
+        let mut nodes = Vec::with_capacity(raw.len());
+        for n in &raw {
+            nodes.push(match n.op.as_str() {
+                "ALLOC" => Node::Alloc(index[&n.buf_id.unwrap()]),
+                "FREE" => Node::Free(index[&n.buf_id.unwrap()]),
+                _ => Node::Op(op_node(n, &index)?),
+            });
+        }
+        let mut buffers = buffers;
+        for node in &nodes {
+            if let Node::Op(op) = node {
+                if op.op == "COPY_IN" {
+                    op.bufs
+                        .iter()
+                        .for_each(|&b| buffers[b as usize].copy_in = true);
+                }
+            }
+        }
+        let n = nodes.len() as u64;
+        let mut out_edges = Vec::with_capacity(edges.len());
+        for (a, b) in edges {
+            if a >= n || b >= n {
+                return Err(Error::invalid(format!(
+                    "edge {a} -> {b} names a node that does not exist (nodes are 0..{n})"
+                )));
+            }
+            out_edges.push((a as u32, b as u32));
+        }
+        let case = Case {
+            name,
+            nodes,
+            edges: out_edges,
+            buffers,
+            levels,
+        };
+        case.find_cycle()?;
+        Ok(case)
+    }
+
+    /// Index of the level named `name`.
+    pub fn level_index(&self, name: &str) -> Option<usize> {
+        self.levels.iter().position(|l| l.name == name)
+    }
+
+    /// A name for node `id` in messages: `node 12 (MATMUL)`, `node 3 (ALLOC buffer 7)`.
+    pub fn describe(&self, id: u32) -> String {
+        match &self.nodes[id as usize] {
+            Node::Alloc(b) => format!("node {id} (ALLOC buffer {})", self.buffers[*b as usize].id),
+            Node::Free(b) => format!("node {id} (FREE buffer {})", self.buffers[*b as usize].id),
+            Node::Op(op) => format!("node {id} ({})", op.op),
+        }
+    }
+
+    fn find_cycle(&self) -> Result<(), Error> {
+        let n = self.nodes.len();
+        let mut indegree = vec![0u32; n];
+        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for &(a, b) in &self.edges {
+            succ[a as usize].push(b);
+            indegree[b as usize] += 1;
+        }
+        let mut ready: Vec<u32> = (0..n as u32)
+            .filter(|&i| indegree[i as usize] == 0)
+            .collect();
+        let mut done = 0;
+        while let Some(a) = ready.pop() {
+            done += 1;
+            for &b in &succ[a as usize] {
+                indegree[b as usize] -= 1;
+                if indegree[b as usize] == 0 {
+                    ready.push(b);
+                }
+            }
+        }
+        if done == n {
+            return Ok(());
+        }
+        // walk back along unfinished predecessors until a node repeats
+        let mut pred: Vec<Option<u32>> = vec![None; n];
+        for &(a, b) in &self.edges {
+            if indegree[a as usize] > 0 && indegree[b as usize] > 0 {
+                pred[b as usize] = Some(a);
+            }
+        }
+        let mut at = (0..n).find(|&i| indegree[i] > 0).unwrap() as u32;
+        let mut seen = vec![false; n];
+        while !seen[at as usize] {
+            seen[at as usize] = true;
+            at = pred[at as usize]
+                .expect("a node on or behind a cycle has an unfinished predecessor");
+        }
+        let mut path = vec![at];
+        let mut x = pred[at as usize].unwrap();
+        while x != at {
+            path.push(x);
+            x = pred[x as usize].unwrap();
+        }
+        path.push(at);
+        path.reverse();
+        Err(Error::cycle(
+            path.into_iter().map(|i| self.describe(i)).collect(),
+        ))
+    }
+}
+
+fn collect_buffers(raw: &[RawNode], levels: &[Level]) -> Result<Vec<NpuBuffer>, Error> {
+    let mut by_id: HashMap<u64, NpuBuffer> = HashMap::new();
+    let mut frees: HashMap<u64, u32> = HashMap::new();
+    for n in raw {
+        let is_alloc = n.op == "ALLOC";
+        if !is_alloc && n.op != "FREE" {
+            continue;
+        }
+        let buf = n
+            .buf_id
+            .ok_or_else(|| Error::invalid(format!("node {} ({}) has no BufId", n.id, n.op)))?;
+        if !is_alloc {
+            if frees.insert(buf, n.id as u32).is_some() {
+                return Err(Error::invalid(format!(
+                    "buffer {buf} has two FREE nodes (the second is node {})",
+                    n.id
+                )));
+            }
+            continue;
+        }
+        let size = n.size.ok_or_else(|| {
+            Error::invalid(format!("node {} (ALLOC buffer {buf}) has no Size", n.id))
+        })?;
+        let type_name = n.level.as_deref().ok_or_else(|| {
+            Error::invalid(format!("node {} (ALLOC buffer {buf}) has no Type", n.id))
+        })?;
+        let level = levels
+            .iter()
+            .position(|l| l.name == type_name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = levels.iter().map(|l| l.name.as_str()).collect();
+                Error::invalid(format!(
+                    "buffer {buf} has memory type `{type_name}`, which is none of {}",
+                    known.join(", ")
+                ))
+            })?;
+        if size > levels[level].capacity {
+            return Err(Error::invalid(format!(
+                "buffer {buf} needs {size} units but {} holds only {}",
+                levels[level].name, levels[level].capacity
+            )));
+        }
+        let b = NpuBuffer {
+            id: buf,
+            size,
+            level,
+            alloc: n.id as u32,
+            free: u32::MAX,
+            copy_in: false,
+        };
+        if by_id.insert(buf, b).is_some() {
+            return Err(Error::invalid(format!(
+                "buffer {buf} has two ALLOC nodes (the second is node {})",
+                n.id
+            )));
+        }
+    }
+    for (buf, node) in &frees {
+        match by_id.get_mut(buf) {
+            Some(b) => b.free = *node,
+            None => {
+                return Err(Error::invalid(format!(
+                    "buffer {buf} is freed at node {node} but never allocated"
+                )))
+            }
+        }
+    }
+    let mut buffers: Vec<NpuBuffer> = by_id.into_values().collect();
+    buffers.sort_by_key(|b| b.id);
+    if let Some(b) = buffers.iter().find(|b| b.free == u32::MAX) {
+        return Err(Error::invalid(format!(
+            "buffer {} is allocated at node {} but never freed",
+            b.id, b.alloc
+        )));
+    }
+    Ok(buffers)
+}
+
+fn op_node(n: &RawNode, index: &HashMap<u64, u32>) -> Result<OpNode, Error> {
+    let pipe_name = n
+        .pipe
+        .as_deref()
+        .ok_or_else(|| Error::invalid(format!("node {} ({}) has no Pipe", n.id, n.op)))?;
+    let pipe = Pipe::from_name(pipe_name).ok_or_else(|| {
+        Error::invalid(format!(
+            "node {} ({}) runs on unknown pipe `{pipe_name}`",
+            n.id, n.op
+        ))
+    })?;
+    let bufs = n
+        .bufs
+        .iter()
+        .map(|b| {
+            index.get(b).copied().ok_or_else(|| {
+                Error::invalid(format!(
+                    "node {} ({}) uses buffer {b}, which has no ALLOC",
+                    n.id, n.op
+                ))
+            })
+        })
+        .collect::<Result<Vec<u32>, Error>>()?;
+    Ok(OpNode {
+        op: n.op.clone(),
+        pipe,
+        cycles: n.cycles.unwrap_or(0),
+        bufs,
+    })
+}

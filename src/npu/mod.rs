@@ -1,0 +1,7 @@
+//! NPU in-core scheduling: a graph of ALLOC, FREE and operation nodes over small
+//! on-chip memory levels (L1, UB, L0A, L0B, L0C). The rules are in
+//! `../shared/docs/npu-scheduling.md`.
+
+pub mod case;
+
+pub use case::{Case, Level, Node, NpuBuffer, OpNode, Pipe};
