@@ -3,5 +3,7 @@
 //! `../shared/docs/npu-scheduling.md`.
 
 pub mod case;
+mod deps;
+pub mod schedule;
 
 pub use case::{Case, Level, Node, NpuBuffer, OpNode, Pipe};

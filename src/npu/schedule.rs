@@ -1,0 +1,355 @@
+//! Problem 1: a schedule of all nodes keeping the resident L1+UB bytes low, with at
+//! most one live buffer in each L0 level.
+//!
+//! Op-driven list scheduling: ALLOCs are roots and FREEs leaves, so the choice is
+//! the order of the ops. Each step runs one available op (all its non-ALLOC
+//! predecessors done): its pending ALLOCs go just before it, and every FREE it
+//! makes ready goes right after it. Among available ops the scheduler takes the one
+//! with the smallest growth (bytes it allocates minus bytes it frees), ties to the
+//! lowest id. An op may open a new L0 buffer only when its level is empty and every
+//! user of that buffer could then run without waiting on a level held elsewhere:
+//! this keeps the one-per-level rule from deadlocking.
+
+use super::case::{Case, Node};
+use super::deps::Deps;
+use crate::error::Error;
+
+/// Levels whose bytes count in the Problem 1 peak.
+pub fn counted_levels(case: &Case) -> Vec<bool> {
+    case.levels
+        .iter()
+        .map(|l| l.name == "L1" || l.name == "UB")
+        .collect()
+}
+
+/// Levels holding at most one live buffer in Problem 1.
+pub fn single_levels(case: &Case) -> Vec<bool> {
+    case.levels
+        .iter()
+        .map(|l| l.name.starts_with("L0"))
+        .collect()
+}
+
+struct State<'a> {
+    case: &'a Case,
+    deps: Deps,
+    remaining: Vec<u32>,
+    /// Undone predecessors that are not ALLOCs, per node.
+    waiting: Vec<u32>,
+    /// Ops whose non-ALLOC predecessors are all done.
+    ready: std::collections::BTreeSet<u32>,
+    done: Vec<bool>,
+    /// Users (op nodes) of each buffer.
+    users: Vec<Vec<u32>>,
+    /// Live buffer of each single-buffer level.
+    holder: Vec<Option<u32>>,
+    counted: Vec<bool>,
+    single: Vec<bool>,
+    order: Vec<u32>,
+}
+
+/// How the list scheduler ranks available ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Priority {
+    /// Smallest growth first, ties to the lowest id.
+    Growth,
+    /// Lowest id first: the case's own order, with lazy ALLOCs and eager FREEs.
+    Id,
+    /// Ops that do not grow memory first, each group by lowest id.
+    NonGrowingFirst,
+}
+
+/// A Problem 1 schedule: every node once, in a topological order.
+pub fn min_residency(case: &Case) -> Result<Vec<u32>, Error> {
+    list_schedule(case, Priority::Growth)
+}
+
+pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error> {
+    let mut s = State::new(case);
+    while !s.ready.is_empty() {
+        let mut ranked: Vec<(i64, u32)> = s
+            .ready
+            .iter()
+            .map(|&o| match priority {
+                Priority::Growth => (s.growth(o), o),
+                Priority::Id => (0, o),
+                Priority::NonGrowingFirst => (i64::from(s.growth(o) > 0), o),
+            })
+            .collect();
+        ranked.sort_unstable();
+        let pick = ranked.into_iter().map(|(_, o)| o).find(|&o| s.l0_ok(o));
+        let Some(op) = pick else {
+            let stuck = *s.ready.iter().next().unwrap();
+            return Err(Error::invalid(format!(
+                "problem 1 scheduler is stuck: {} waits for an L0 level held by another buffer",
+                case.describe(stuck)
+            )));
+        };
+        s.run_op(op);
+    }
+    if let Some(op) = (0..case.nodes.len() as u32)
+        .find(|&i| !s.done[i as usize] && matches!(case.nodes[i as usize], Node::Op(_)))
+    {
+        return Err(Error::invalid(format!(
+            "problem 1 scheduler is stuck: {} never becomes available",
+            case.describe(op)
+        )));
+    }
+    // ALLOC/FREE pairs of buffers no op uses
+    for i in 0..case.nodes.len() as u32 {
+        if !s.done[i as usize] {
+            s.emit(i);
+        }
+    }
+    Ok(s.order)
+}
+
+impl<'a> State<'a> {
+    fn new(case: &'a Case) -> State<'a> {
+        let deps = Deps::new(case);
+        let remaining = deps.pred.iter().map(|p| p.len() as u32).collect();
+        let is_alloc = |p: &u32| matches!(case.nodes[*p as usize], Node::Alloc(_));
+        let waiting: Vec<u32> = deps
+            .pred
+            .iter()
+            .map(|p| p.iter().filter(|q| !is_alloc(q)).count() as u32)
+            .collect();
+        let ready = (0..case.nodes.len() as u32)
+            .filter(|&i| waiting[i as usize] == 0 && matches!(case.nodes[i as usize], Node::Op(_)))
+            .collect();
+        let mut users: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
+        for (i, n) in case.nodes.iter().enumerate() {
+            if let Node::Op(op) = n {
+                for &b in &op.bufs {
+                    users[b as usize].push(i as u32);
+                }
+            }
+        }
+        State {
+            case,
+            deps,
+            remaining,
+            waiting,
+            ready,
+            done: vec![false; case.nodes.len()],
+            users,
+            holder: vec![None; case.levels.len()],
+            counted: counted_levels(case),
+            single: single_levels(case),
+            order: Vec::with_capacity(case.nodes.len()),
+        }
+    }
+
+    fn is_alloc(&self, n: u32) -> bool {
+        matches!(self.case.nodes[n as usize], Node::Alloc(_))
+    }
+
+    /// Buffers `op` needs that are not allocated yet.
+    fn new_buffers(&self, op: u32) -> impl Iterator<Item = u32> + '_ {
+        self.deps.pred[op as usize]
+            .iter()
+            .filter(|&&p| !self.done[p as usize])
+            .filter_map(|&p| match self.case.nodes[p as usize] {
+                Node::Alloc(b) => Some(b),
+                _ => None,
+            })
+    }
+
+    fn l0_ok(&self, op: u32) -> bool {
+        let mut claimed: Vec<usize> = Vec::new();
+        for b in self.new_buffers(op) {
+            let level = self.case.buffers[b as usize].level;
+            if !self.single[level] {
+                continue;
+            }
+            if self.holder[level].is_some() || claimed.contains(&level) {
+                return false;
+            }
+            claimed.push(level);
+        }
+        // a new L0 buffer x may not wait on a level whose holder in turn waits on x's level
+        for x in self.new_buffers(op) {
+            let level = self.case.buffers[x as usize].level;
+            if self.single[level] && self.would_deadlock(x, level) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn is_live(&self, b: u32) -> bool {
+        self.holder[self.case.buffers[b as usize].level] == Some(b)
+    }
+
+    /// True when opening `x` could leave its level locked forever: a user of `x` waits
+    /// on an op that needs another new buffer on `x`'s level, or needs a buffer on a
+    /// level held by `y` while a remaining user of `y` needs a new buffer on `x`'s level.
+    fn would_deadlock(&self, x: u32, level: usize) -> bool {
+        self.waits_on_level(x, level) || self.crosses_holder(x, level)
+    }
+
+    /// Searches the undone ancestors of `x`'s users for an op needing a new buffer on `level`.
+    fn waits_on_level(&self, x: u32, level: usize) -> bool {
+        const LIMIT: usize = 4096;
+        let mut seen: std::collections::HashSet<u32> = std::collections::HashSet::new();
+        let mut stack: Vec<u32> = self.users[x as usize]
+            .iter()
+            .copied()
+            .filter(|&u| !self.done[u as usize])
+            .collect();
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            if seen.len() > LIMIT {
+                return true;
+            }
+            if let Node::Op(op) = &self.case.nodes[n as usize] {
+                let needs = op.bufs.iter().any(|&w| {
+                    w != x && self.case.buffers[w as usize].level == level && !self.is_live(w)
+                });
+                if needs && !op.bufs.contains(&x) {
+                    return true;
+                }
+            }
+            stack.extend(
+                self.deps.pred[n as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&p| !self.done[p as usize] && !self.is_alloc(p)),
+            );
+        }
+        false
+    }
+
+    fn crosses_holder(&self, x: u32, level: usize) -> bool {
+        for &u in &self.users[x as usize] {
+            let Node::Op(user) = &self.case.nodes[u as usize] else {
+                continue;
+            };
+            for &z in &user.bufs {
+                let lz = self.case.buffers[z as usize].level;
+                if z == x || !self.single[lz] || self.is_live(z) {
+                    continue;
+                }
+                let Some(y) = self.holder[lz] else { continue };
+                for &v in self.users[y as usize]
+                    .iter()
+                    .filter(|&&v| !self.done[v as usize])
+                {
+                    let Node::Op(other) = &self.case.nodes[v as usize] else {
+                        continue;
+                    };
+                    let blocked = other.bufs.iter().any(|&w| {
+                        w != x && self.case.buffers[w as usize].level == level && !self.is_live(w)
+                    });
+                    if blocked {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Counted bytes `op` allocates minus those it frees.
+    fn growth(&self, op: u32) -> i64 {
+        let mut g: i64 = 0;
+        for b in self.new_buffers(op) {
+            let buf = &self.case.buffers[b as usize];
+            if self.counted[buf.level] {
+                g += buf.size as i64;
+            }
+        }
+        for &s in &self.deps.succ[op as usize] {
+            if let Node::Free(b) = self.case.nodes[s as usize] {
+                let unmet = self.deps.pred[s as usize]
+                    .iter()
+                    .filter(|&&p| !self.done[p as usize] && p != op)
+                    .count();
+                let buf = &self.case.buffers[b as usize];
+                if unmet == 0 && self.counted[buf.level] {
+                    g -= buf.size as i64;
+                }
+            }
+        }
+        g
+    }
+
+    fn emit(&mut self, n: u32) {
+        self.done[n as usize] = true;
+        self.order.push(n);
+        match self.case.nodes[n as usize] {
+            Node::Alloc(b) => {
+                let level = self.case.buffers[b as usize].level;
+                if self.single[level] {
+                    self.holder[level] = Some(b);
+                }
+            }
+            Node::Free(b) => {
+                let level = self.case.buffers[b as usize].level;
+                if self.holder[level] == Some(b) {
+                    self.holder[level] = None;
+                }
+            }
+            Node::Op(_) => {}
+        }
+        let alloc = self.is_alloc(n);
+        self.ready.remove(&n);
+        for k in 0..self.deps.succ[n as usize].len() {
+            let s = self.deps.succ[n as usize][k];
+            self.remaining[s as usize] -= 1;
+            if !alloc {
+                self.waiting[s as usize] -= 1;
+                if self.waiting[s as usize] == 0
+                    && matches!(self.case.nodes[s as usize], Node::Op(_))
+                {
+                    self.ready.insert(s);
+                }
+            }
+        }
+    }
+
+    fn run_op(&mut self, op: u32) {
+        let allocs: Vec<u32> = self.deps.pred[op as usize]
+            .iter()
+            .copied()
+            .filter(|&p| !self.done[p as usize])
+            .collect();
+        for a in allocs {
+            self.emit(a);
+        }
+        self.emit(op);
+        let frees: Vec<u32> = self.deps.succ[op as usize]
+            .iter()
+            .copied()
+            .filter(|&s| {
+                matches!(self.case.nodes[s as usize], Node::Free(_))
+                    && self.remaining[s as usize] == 0
+                    && !self.done[s as usize]
+            })
+            .collect();
+        for f in frees {
+            self.emit(f);
+        }
+    }
+}
+
+/// Peak of counted (L1+UB) bytes walking `order`'s ALLOC and FREE nodes.
+pub fn residency_peak(case: &Case, order: &[u32]) -> u64 {
+    let counted = counted_levels(case);
+    let (mut live, mut peak) = (0u64, 0u64);
+    for &n in order {
+        match case.nodes.get(n as usize) {
+            Some(Node::Alloc(b)) if counted[case.buffers[*b as usize].level] => {
+                live += case.buffers[*b as usize].size;
+                peak = peak.max(live);
+            }
+            Some(Node::Free(b)) if counted[case.buffers[*b as usize].level] => {
+                live -= case.buffers[*b as usize].size
+            }
+            _ => {}
+        }
+    }
+    peak
+}
