@@ -3,8 +3,16 @@
 use std::process::Command;
 
 fn memplan(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_memplan")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 fn temp(name: &str, content: &str) -> std::path::PathBuf {
@@ -22,16 +30,35 @@ fn plan_reports_the_seed_example() {
     assert!(out.contains("naive        896 MiB (939524096 B)"), "{out}");
     assert!(out.contains("lower bound  384 MiB (402653184 B)"), "{out}");
     assert!(out.contains("peak         384 MiB (402653184 B)"), "{out}");
-    assert!(out.contains("1.0000x the lower bound, 57.1% less than naive"), "{out}");
+    assert!(
+        out.contains("1.0000x the lower bound, 57.1% less than naive"),
+        "{out}"
+    );
     assert!(out.contains("check        valid"), "{out}");
 }
 
 #[test]
 fn json_plan_round_trips_through_check() {
-    let (code, out, _) = memplan(&["plan", "examples/transformer_layer.json", "--strategy", "pools", "--align", "64", "--json", "-"]);
+    let (code, out, _) = memplan(&[
+        "plan",
+        "examples/transformer_layer.json",
+        "--strategy",
+        "pools",
+        "--align",
+        "64",
+        "--json",
+        "-",
+    ]);
     assert_eq!(code, 0);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
-    for key in ["strategy", "lower_bound", "naive_bytes", "peak_bytes", "valid", "tensors"] {
+    for key in [
+        "strategy",
+        "lower_bound",
+        "naive_bytes",
+        "peak_bytes",
+        "valid",
+        "tensors",
+    ] {
         assert!(doc.get(key).is_some(), "missing {key}");
     }
     assert_eq!(doc["strategy"], "pools");
@@ -41,23 +68,42 @@ fn json_plan_round_trips_through_check() {
         assert!(t.get(key).is_some(), "tensor missing {key}");
     }
     let path = temp("plan.json", &out);
-    let (code, out, _) = memplan(&["check", "examples/transformer_layer.json", path.to_str().unwrap()]);
+    let (code, out, _) = memplan(&[
+        "check",
+        "examples/transformer_layer.json",
+        path.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{out}");
     assert!(out.ends_with("0 violation(s)\n"), "{out}");
     // break it: move T1_Q onto T0_QKV_Proj while both are live at step 1
     let mut doc = doc;
     doc["tensors"][1]["offset"] = doc["tensors"][0]["offset"].clone();
     let path = temp("broken.json", &doc.to_string());
-    let (code, out, _) = memplan(&["check", "examples/transformer_layer.json", path.to_str().unwrap()]);
+    let (code, out, _) = memplan(&[
+        "check",
+        "examples/transformer_layer.json",
+        path.to_str().unwrap(),
+    ]);
     assert_eq!(code, 1);
-    assert!(out.contains("tensors `T0_QKV_Proj` and `T1_Q` are both live at step 1"), "{out}");
+    assert!(
+        out.contains("tensors `T0_QKV_Proj` and `T1_Q` are both live at step 1"),
+        "{out}"
+    );
 }
 
 #[test]
 fn bad_input_is_one_line_and_non_zero() {
     let cases = [
-        ("cycle.json", r#"{"tensors": [{"name": "x", "size": 1}], "ops": [{"name": "f", "inputs": ["x"], "outputs": ["x"]}]}"#, "the graph has a cycle: `f` -> `x` -> `f`"),
-        ("trunc.json", r#"{"tensors": [{"name": "x","#, "json: line 1"),
+        (
+            "cycle.json",
+            r#"{"tensors": [{"name": "x", "size": 1}], "ops": [{"name": "f", "inputs": ["x"], "outputs": ["x"]}]}"#,
+            "the graph has a cycle: `f` -> `x` -> `f`",
+        ),
+        (
+            "trunc.json",
+            r#"{"tensors": [{"name": "x","#,
+            "json: line 1",
+        ),
         ("garbage.bin", "\u{1}\u{2}\u{3}", "unrecognised input"),
     ];
     for (name, content, expect) in cases {
@@ -69,7 +115,12 @@ fn bad_input_is_one_line_and_non_zero() {
         assert!(err.starts_with("memplan: error: "), "{err}");
         assert!(err.contains(expect), "{name}: {err}");
     }
-    let (code, _, err) = memplan(&["plan", "examples/transformer_layer.json", "--strategy", "magic"]);
+    let (code, _, err) = memplan(&[
+        "plan",
+        "examples/transformer_layer.json",
+        "--strategy",
+        "magic",
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown strategy `magic`"), "{err}");
     let (code, _, err) = memplan(&["plan", "does/not/exist.json"]);
@@ -81,9 +132,15 @@ fn bad_input_is_one_line_and_non_zero() {
 fn bench_prints_a_row_per_strategy_and_a_summary() {
     let (code, out, err) = memplan(&["bench", "examples"]);
     assert_eq!(code, 0, "{err}");
-    let rows = out.lines().filter(|l| l.starts_with("transformer_layer.json")).count();
+    let rows = out
+        .lines()
+        .filter(|l| l.starts_with("transformer_layer.json"))
+        .count();
     assert_eq!(rows, 5);
     assert!(out.contains("geomean ratio"));
-    let best = out.lines().find(|l| l.starts_with("transformer_layer.json") && l.contains("best-fit")).unwrap();
+    let best = out
+        .lines()
+        .find(|l| l.starts_with("transformer_layer.json") && l.contains("best-fit"))
+        .unwrap();
     assert!(best.contains("402653184"), "{best}");
 }

@@ -13,8 +13,14 @@ fn sizes_with_units() {
     assert_eq!(parse_size("1.5 KiB").unwrap(), 1536);
     assert_eq!(parse_size("2KB").unwrap(), 2000);
     assert_eq!(parse_size("64").unwrap(), 64);
-    assert!(parse_size("1.3B").unwrap_err().to_string().contains("whole number of bytes"));
-    assert!(parse_size("12 parsecs").unwrap_err().to_string().contains("unknown size unit `parsecs`"));
+    assert!(parse_size("1.3B")
+        .unwrap_err()
+        .to_string()
+        .contains("whole number of bytes"));
+    assert!(parse_size("12 parsecs")
+        .unwrap_err()
+        .to_string()
+        .contains("unknown size unit `parsecs`"));
     assert!(parse_size("99999999999999999999").is_err());
     assert!(parse_size("").is_err());
     assert_eq!(format_size(384 << 20), "384 MiB");
@@ -24,12 +30,25 @@ fn sizes_with_units() {
 
 #[test]
 fn detection_by_content() {
-    assert_eq!(Format::detect(b"id,lower,upper,size\n0,0,2,8\n").unwrap(), Format::MiniMalloc);
-    assert_eq!(Format::detect(br#"{"tensors": [{"name": "x", "size": 1}], "ops": []}"#).unwrap(), Format::Native);
-    let corpus = br#"{"tensors": [{"id": 0, "name": "x", "bytes": 4, "kind": "intermediate"}], "ops": []}"#;
+    assert_eq!(
+        Format::detect(b"id,lower,upper,size\n0,0,2,8\n").unwrap(),
+        Format::MiniMalloc
+    );
+    assert_eq!(
+        Format::detect(br#"{"tensors": [{"name": "x", "size": 1}], "ops": []}"#).unwrap(),
+        Format::Native
+    );
+    let corpus =
+        br#"{"tensors": [{"id": 0, "name": "x", "bytes": 4, "kind": "intermediate"}], "ops": []}"#;
     assert_eq!(Format::detect(corpus).unwrap(), Format::Corpus);
-    assert!(Format::detect(b"\x00\x01binary").unwrap_err().to_string().contains("unrecognised input"));
-    assert!(Format::detect(br#"{"Nodes": [], "Edges": []}"#).unwrap_err().to_string().contains("NPU"));
+    assert!(Format::detect(b"\x00\x01binary")
+        .unwrap_err()
+        .to_string()
+        .contains("unrecognised input"));
+    assert!(Format::detect(br#"{"Nodes": [], "Edges": []}"#)
+        .unwrap_err()
+        .to_string()
+        .contains("NPU"));
 }
 
 #[test]
@@ -53,18 +72,29 @@ fn native_reads_kinds_levels_and_units() {
 #[test]
 fn native_errors_name_the_item() {
     assert_eq!(
-        err(r#"{"tensors": [{"name": "x", "size": 1}], "ops": [{"name": "f", "inputs": ["y"], "outputs": ["x"]}]}"#),
+        err(
+            r#"{"tensors": [{"name": "x", "size": 1}], "ops": [{"name": "f", "inputs": ["y"], "outputs": ["x"]}]}"#
+        ),
         "op `f` reads tensor `y`, which is not declared in `tensors`"
     );
-    assert!(err(r#"{"tensors": [{"name": "x", "size": "lots"}], "ops": []}"#).starts_with("tensor `x`: "));
-    assert!(err(r#"{"tensors": [{"name": "x", "size": 1, "kind": "weird"}], "ops": []}"#).contains("kind `weird`"));
+    assert!(
+        err(r#"{"tensors": [{"name": "x", "size": "lots"}], "ops": []}"#)
+            .starts_with("tensor `x`: ")
+    );
+    assert!(
+        err(r#"{"tensors": [{"name": "x", "size": 1, "kind": "weird"}], "ops": []}"#)
+            .contains("kind `weird`")
+    );
     let e = err(r#"{"tensors": [{"name": "x", "szie": 1}], "ops": []}"#);
     assert!(e.starts_with("native json: line 1"), "{e}");
     assert!(e.contains("szie"), "{e}");
     let e = err("{\"tensors\": [");
     assert!(e.starts_with("json: line 1"), "{e}");
     let e = err(r#"{"tensors": [{"name": "x", "size": 2000000000000000000}], "ops": []}"#);
-    assert_eq!(e, "the size of tensor `x` is 2000000000000000000, above the limit of 1125899906842624");
+    assert_eq!(
+        e,
+        "the size of tensor `x` is 2000000000000000000, above the limit of 1125899906842624"
+    );
 }
 
 #[test]
@@ -76,7 +106,11 @@ fn hostile_names_are_kept_as_data() {
 #[test]
 fn minimalloc_rows_become_inclusive_lifetimes() {
     let g = read(b"id,lower,upper,size\n0,0,3,10\n1,3,5,20\n", None, "mm").unwrap();
-    let lives: Vec<(u32, u32)> = g.tensors.iter().map(|t| t.lifetime.map(|l| (l.start, l.end)).unwrap()).collect();
+    let lives: Vec<(u32, u32)> = g
+        .tensors
+        .iter()
+        .map(|t| t.lifetime.map(|l| (l.start, l.end)).unwrap())
+        .collect();
     assert_eq!(lives, [(0, 2), (3, 4)]);
     let a = memplan::analyse(&g, &Default::default()).unwrap();
     assert_eq!(a.liveness.lower_bound, 20); // [0,3) and [3,5) do not overlap
@@ -84,9 +118,18 @@ fn minimalloc_rows_become_inclusive_lifetimes() {
 
 #[test]
 fn minimalloc_errors_give_the_line() {
-    assert_eq!(err("id,lower,upper,size\n0,0,3\n"), "minimalloc csv: line 2: expected 4 fields, found 3");
-    assert_eq!(err("id,lower,upper,size\n0,5,5,1\n"), "minimalloc csv: line 2: buffer `0` has an empty time range [5, 5)");
-    assert_eq!(err("id,lower,upper,size\n0,0,x,1\n"), "minimalloc csv: line 2: `x` is not a valid upper time");
+    assert_eq!(
+        err("id,lower,upper,size\n0,0,3\n"),
+        "minimalloc csv: line 2: expected 4 fields, found 3"
+    );
+    assert_eq!(
+        err("id,lower,upper,size\n0,5,5,1\n"),
+        "minimalloc csv: line 2: buffer `0` has an empty time range [5, 5)"
+    );
+    assert_eq!(
+        err("id,lower,upper,size\n0,0,x,1\n"),
+        "minimalloc csv: line 2: `x` is not a valid upper time"
+    );
     assert!(err("id,lower,upper,size\n0,0,9999999999,1\n").contains("above the limit"));
     assert!(err("id,lower,upper,size\n0,0,1,1\n0,0,1,1\n").contains("declared twice"));
 }
@@ -94,5 +137,8 @@ fn minimalloc_errors_give_the_line() {
 #[test]
 fn oversized_input_is_refused() {
     let big = vec![b' '; memplan::formats::MAX_INPUT_BYTES + 1];
-    assert!(read(&big, None, "big").unwrap_err().to_string().starts_with("the input size in bytes is"));
+    assert!(read(&big, None, "big")
+        .unwrap_err()
+        .to_string()
+        .starts_with("the input size in bytes is"));
 }
