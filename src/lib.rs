@@ -15,6 +15,7 @@ pub mod liveness;
 pub mod order;
 pub mod pack;
 pub mod plan;
+pub mod render;
 
 pub use error::Error;
 pub use graph::Graph;

@@ -16,7 +16,7 @@ memplan: static memory planning for computation graphs
 
 usage:
   memplan plan FILE [--strategy NAME] [--order kahn|dfs] [--align N]
-                    [--keep-outputs] [--format F] [--json OUT|-]
+                    [--keep-outputs] [--format F] [--json OUT|-] [--svg OUT]
   memplan check FILE PLAN.json      check a plan written by `plan --json`
   memplan bench [DIR|FILE...] [--align N]
                                     every strategy on every graph (default:
@@ -130,6 +130,7 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
     let mut common = Common::default();
     let (mut file, mut strategy, mut json) =
         (None::<PathBuf>, Strategy::GreedySize, None::<String>);
+    let mut svg = None::<String>;
     while let Some(arg) = Token::next(args)? {
         if common.take(&arg, args)? {
             continue;
@@ -139,14 +140,21 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
                 strategy = Strategy::from_name(&args.value()?.string()?)?
             }
             Token::Long(l) if l == "json" => json = Some(args.value()?.string()?),
+            Token::Long(l) if l == "svg" => svg = Some(args.value()?.string()?),
             Token::Value(v) if file.is_none() => file = Some(v.into()),
             other => return Err(other.unexpected().into()),
         }
     }
     let file = file.ok_or("plan: missing FILE")?;
     let graph = load(&file, common.format)?;
-    let plan = memplan::plan(&graph, strategy, &common.opts)?;
+    let analysis = memplan::analyse(&graph, &common.opts)?;
+    let plan = analysis.plan(&graph, strategy);
     let violations = memplan::check::check(&graph, &plan);
+    if let Some(path) = svg {
+        let profile = memplan::liveness::profile(&analysis.liveness.buffers);
+        let doc = memplan::render::svg(&plan, &profile, 960, 720)?;
+        std::fs::write(&path, doc).map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
     let doc = report::plan_json(&plan, &violations);
     match json.as_deref() {
         Some("-") => println!("{}", serde_json::to_string_pretty(&doc)?),
