@@ -16,6 +16,8 @@ pub mod order;
 pub mod pack;
 pub mod plan;
 pub mod render;
+#[cfg(target_arch = "wasm32")]
+mod wasm;
 
 pub use error::Error;
 pub use graph::Graph;

@@ -37,10 +37,34 @@ impl OrderKind {
     }
 }
 
-/// Op-to-op dependencies: `succ[a]` holds the ops consuming a tensor `a` produces.
-struct Deps {
+/// Dependencies between numbered nodes: `succ[a]` holds the nodes that must run
+/// after `a` (no duplicates).
+pub struct Deps {
     succ: Vec<Vec<u32>>,
     indegree: Vec<u32>,
+}
+
+impl Deps {
+    pub fn from_succ(succ: Vec<Vec<u32>>) -> Deps {
+        let mut indegree = vec![0u32; succ.len()];
+        for list in &succ {
+            for &b in list {
+                indegree[b as usize] += 1;
+            }
+        }
+        Deps { succ, indegree }
+    }
+
+    /// Kahn's order with the lowest ready index first; shorter than the node count
+    /// when there is a cycle.
+    pub fn kahn(&self) -> Vec<u32> {
+        kahn(self).into_iter().map(|o| o.0).collect()
+    }
+
+    /// Reverse post-order of a depth-first search; the graph must be acyclic.
+    pub fn dfs(&self) -> Vec<u32> {
+        dfs(self).into_iter().map(|o| o.0).collect()
+    }
 }
 
 fn deps(graph: &Graph) -> Deps {

@@ -4,6 +4,9 @@
 
 pub mod case;
 mod deps;
+pub mod pipes;
 pub mod schedule;
+pub mod solve;
+pub mod spill;
 
 pub use case::{Case, Level, Node, NpuBuffer, OpNode, Pipe};

@@ -91,7 +91,9 @@ fn name_inside<DB: DrawingBackend>(
     let (_, y0) = chart.backend_coord(&corners[1]);
     let (w, h) = pixel_size(chart, corners);
     let pad = view.px(4.0) as i32;
-    let font = view.font(11.0).color(&WHITE);
+    // white reads on full colours, ink on the faded ones
+    let faded = view.highlight.is_some_and(|id| id != t.id);
+    let font = view.font(11.0).color(if faded { &INK } else { &WHITE });
     if h < view.px(16.0) as i32 || w < 4 * pad {
         return Ok(());
     }

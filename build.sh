@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the browser visualizer: the core as wasm, bound for the web into www/pkg.
+#   ./build.sh          build
+#   ./build.sh serve    build, then serve the repo root on 127.0.0.1:${PORT:-8000}
+set -euo pipefail
+cd "$(dirname "$0")"
+
+target=wasm32-unknown-unknown
+
+if ! rustup target list --installed | grep -qx "$target"; then
+    rustup target add "$target"
+fi
+
+# wasm-bindgen-cli must match the wasm-bindgen crate exactly.
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{ print $2 }' || true)
+if [[ "$have" != "$want" ]]; then
+    echo "installing wasm-bindgen-cli $want (found: ${have:-none})"
+    cargo install wasm-bindgen-cli --version "=$want" --debug
+fi
+
+cargo build --release --lib --target "$target"
+wasm-bindgen --target web --out-dir www/pkg \
+    "target/$target/release/memplan.wasm"
+echo "built www/pkg ($(du -h www/pkg/memplan_bg.wasm | cut -f1) wasm)"
+
+if [[ "${1:-}" == "serve" ]]; then
+    exec node www/serve.mjs "${PORT:-8000}"
+fi

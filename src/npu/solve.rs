@@ -1,0 +1,225 @@
+//! The three problems as one call: pick an order, place buffers, time the result.
+//!
+//! - Problem 1: the list scheduler; `baseline` keeps the case's own op order,
+//!   `best` takes the best of its priorities by L1+UB peak.
+//! - Problem 2, `baseline`: the spilling article's method: depth-first topological
+//!   order, first fit, furthest next use as the victim.
+//! - Problem 2, `best`: a portfolio of orders (depth-first and the Problem 1
+//!   schedules), fit rules and victim rules; the least extra data movement wins,
+//!   then the shorter makespan.
+//! - Problem 3: the same portfolio; the shortest makespan among plans whose
+//!   movement is within 2% of the least.
+
+use super::case::Case;
+use super::pipes::{simulate, Timing};
+use super::schedule::{list_schedule, residency_peak, Priority};
+use super::spill::{place, Fit, NpuPlan, SpillOptions, Victim};
+use crate::error::Error;
+use crate::order::Deps;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Baseline,
+    Best,
+}
+
+impl Method {
+    pub fn from_name(name: &str) -> Result<Method, Error> {
+        match name {
+            "baseline" => Ok(Method::Baseline),
+            "best" => Ok(Method::Best),
+            other => Err(Error::usage(format!(
+                "unknown NPU method `{other}` (expected baseline or best)"
+            ))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Baseline => "baseline",
+            Method::Best => "best",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Solution {
+    pub problem: u8,
+    pub method: Method,
+    /// What produced the plan, e.g. `dfs order, best fit, furthest next use`.
+    pub recipe: String,
+    pub plan: NpuPlan,
+    /// L1+UB peak of the schedule's original nodes.
+    pub p1_peak: u64,
+    /// `None` for Problem 1, which places nothing.
+    pub timing: Option<Timing>,
+}
+
+impl Solution {
+    pub fn extra_movement(&self) -> u64 {
+        self.plan.extra_movement()
+    }
+
+    pub fn makespan(&self) -> Option<u64> {
+        self.timing.as_ref().map(|t| t.makespan)
+    }
+}
+
+pub fn solve(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
+    match problem {
+        1 => problem1(case, method),
+        2 | 3 => placed(case, problem, method),
+        other => Err(Error::usage(format!(
+            "unknown problem {other} (expected 1, 2 or 3)"
+        ))),
+    }
+}
+
+/// The depth-first topological order of all nodes.
+pub fn dfs_order(case: &Case) -> Vec<u32> {
+    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); case.nodes.len()];
+    for &(a, b) in &case.edges {
+        succ[a as usize].push(b);
+    }
+    for list in &mut succ {
+        list.sort_unstable();
+        list.dedup();
+    }
+    Deps::from_succ(succ).dfs()
+}
+
+const PRIORITIES: [(Priority, &str); 3] = [
+    (Priority::Id, "p1 id"),
+    (Priority::Growth, "p1 growth"),
+    (Priority::NonGrowingFirst, "p1 non-growing-first"),
+];
+
+fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
+    let candidates: Vec<(Vec<u32>, String)> = match method {
+        Method::Baseline => PRIORITIES[..1]
+            .iter()
+            .filter_map(|&(p, name)| {
+                list_schedule(case, p)
+                    .ok()
+                    .map(|o| (o, format!("list schedule, {name} priority")))
+            })
+            .collect(),
+        Method::Best => PRIORITIES
+            .iter()
+            .filter_map(|&(p, name)| {
+                list_schedule(case, p)
+                    .ok()
+                    .map(|o| (o, format!("list schedule, {name} priority")))
+            })
+            .collect(),
+    };
+    let (schedule, recipe) = candidates
+        .into_iter()
+        .min_by_key(|(o, _)| residency_peak(case, o))
+        .ok_or_else(|| {
+            Error::invalid("no problem 1 schedule respects the one-buffer-per-L0-level rule")
+        })?;
+    let p1_peak = residency_peak(case, &schedule);
+    let plan = NpuPlan {
+        schedule,
+        offsets: vec![0; case.buffers.len()],
+        spills: Vec::new(),
+        residencies: Vec::new(),
+    };
+    Ok(Solution {
+        problem: 1,
+        method,
+        recipe,
+        plan,
+        p1_peak,
+        timing: None,
+    })
+}
+
+fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
+    let mut orders = vec![(dfs_order(case), "dfs order".to_string())];
+    let mut rules = vec![(
+        SpillOptions {
+            fit: Fit::First,
+            victim: Victim::Furthest,
+        },
+        "first fit, furthest next use",
+    )];
+    if method == Method::Best {
+        for &(p, name) in &PRIORITIES {
+            if let Ok(o) = list_schedule(case, p) {
+                orders.push((o, format!("{name} order")));
+            }
+        }
+        rules.push((
+            SpillOptions {
+                fit: Fit::Best,
+                victim: Victim::Furthest,
+            },
+            "best fit, furthest next use",
+        ));
+        rules.push((
+            SpillOptions {
+                fit: Fit::First,
+                victim: Victim::FurthestPerCost,
+            },
+            "first fit, furthest next use per cost",
+        ));
+        rules.push((
+            SpillOptions {
+                fit: Fit::Best,
+                victim: Victim::FurthestPerCost,
+            },
+            "best fit, furthest next use per cost",
+        ));
+    }
+    let mut found: Vec<(NpuPlan, Timing, String)> = Vec::new();
+    let mut last_error = None;
+    for (order, oname) in &orders {
+        for (opts, rname) in &rules {
+            match place(case, order, *opts) {
+                Ok(plan) => {
+                    let timing = simulate(case, &plan);
+                    found.push((plan, timing, format!("{oname}, {rname}")));
+                }
+                Err(e) => last_error = Some(e),
+            }
+        }
+    }
+    let least = found
+        .iter()
+        .map(|(p, _, _)| p.extra_movement())
+        .min()
+        .ok_or_else(|| last_error.expect("at least one attempt"))?;
+    let limit = if problem == 3 {
+        least + least / 50
+    } else {
+        least
+    };
+    let (plan, timing, recipe) = found
+        .into_iter()
+        .filter(|(p, _, _)| p.extra_movement() <= limit)
+        .min_by_key(|(p, t, _)| {
+            if problem == 3 {
+                (t.makespan, p.extra_movement())
+            } else {
+                (p.extra_movement(), t.makespan)
+            }
+        })
+        .expect("the least movement is among the plans");
+    let original: Vec<u32> = plan
+        .schedule
+        .iter()
+        .copied()
+        .filter(|&n| (n as usize) < case.nodes.len())
+        .collect();
+    let p1_peak = residency_peak(case, &original);
+    Ok(Solution {
+        problem,
+        method,
+        recipe,
+        plan,
+        p1_peak,
+        timing: Some(timing),
+    })
+}

@@ -1,0 +1,314 @@
+//! Problem 2: offsets and spills on a given order of the original nodes.
+//!
+//! The allocator walks the order. An ALLOC places its buffer in its level; an op
+//! first reloads any of its buffers that were spilled; a FREE of a spilled buffer
+//! reloads it first (the rules put `SPILL_IN -> FREE`). When no gap fits, victims
+//! leave for DDR one at a time until one does: a SPILL_OUT goes into the schedule
+//! just before the node that needed the room, and the matching SPILL_IN just
+//! before the buffer's next use. Buffers the current node uses are never victims.
+
+use super::case::{Case, Node};
+use crate::error::Error;
+
+/// Where a buffer goes among the free gaps of its level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// The lowest address that fits.
+    First,
+    /// The smallest gap that fits.
+    Best,
+}
+
+/// Which resident buffer leaves when room is needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Victim {
+    /// Furthest next use (Belady).
+    Furthest,
+    /// Furthest next use per unit of data moved: a COPY_IN buffer costs half.
+    FurthestPerCost,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpillOptions {
+    pub fit: Fit,
+    pub victim: Victim,
+}
+
+/// One stay of a buffer in its level, between output positions `start..=end`
+/// (ALLOC or SPILL_IN to SPILL_OUT or FREE).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Residency {
+    pub buffer: u32,
+    pub offset: u64,
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spill {
+    pub buffer: u32,
+    /// Output positions of SPILL_OUT and SPILL_IN.
+    pub out_pos: u32,
+    pub in_pos: u32,
+    /// Offset the buffer is reloaded to.
+    pub new_offset: u64,
+    /// Data moved: `size`, or `2 * size` unless the buffer came from a COPY_IN.
+    pub cost: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NpuPlan {
+    /// Node ids in order, spill nodes included (`N + 2k` out, `N + 2k + 1` in).
+    pub schedule: Vec<u32>,
+    /// First offset of each buffer (by buffer index).
+    pub offsets: Vec<u64>,
+    pub spills: Vec<Spill>,
+    pub residencies: Vec<Residency>,
+}
+
+impl NpuPlan {
+    pub fn extra_movement(&self) -> u64 {
+        self.spills.iter().map(|s| s.cost).sum()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Unallocated,
+    /// Resident; index of its open residency.
+    Resident(usize),
+    /// In DDR; index of its open spill.
+    Spilled(usize),
+    Freed,
+}
+
+struct Allocator<'a> {
+    case: &'a Case,
+    opts: SpillOptions,
+    /// Per level: resident `(offset, size, buffer)`, sorted by offset.
+    resident: Vec<Vec<(u64, u64, u32)>>,
+    state: Vec<State>,
+    /// Positions in the input order where each buffer is used (ops, then its FREE).
+    uses: Vec<Vec<u32>>,
+    /// Index into `uses` of the next use at or after the current position.
+    cursor: Vec<usize>,
+    plan: NpuPlan,
+}
+
+/// Places every buffer of `case` along `order` (original node ids, topological).
+pub fn place(case: &Case, order: &[u32], opts: SpillOptions) -> Result<NpuPlan, Error> {
+    let mut a = Allocator::new(case, order, opts);
+    for (i, &n) in order.iter().enumerate() {
+        a.step(i as u32, n)?;
+    }
+    Ok(a.plan)
+}
+
+impl<'a> Allocator<'a> {
+    fn new(case: &'a Case, order: &[u32], opts: SpillOptions) -> Allocator<'a> {
+        let mut uses: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
+        for (i, &n) in order.iter().enumerate() {
+            match &case.nodes[n as usize] {
+                Node::Op(op) => op
+                    .bufs
+                    .iter()
+                    .for_each(|&b| uses[b as usize].push(i as u32)),
+                Node::Free(b) => uses[*b as usize].push(i as u32),
+                Node::Alloc(_) => {}
+            }
+        }
+        for u in &mut uses {
+            u.dedup();
+        }
+        Allocator {
+            case,
+            opts,
+            resident: vec![Vec::new(); case.levels.len()],
+            state: vec![State::Unallocated; case.buffers.len()],
+            uses,
+            cursor: vec![0; case.buffers.len()],
+            plan: NpuPlan {
+                schedule: Vec::with_capacity(order.len()),
+                offsets: vec![0; case.buffers.len()],
+                spills: Vec::new(),
+                residencies: Vec::new(),
+            },
+        }
+    }
+
+    fn pos(&self) -> u32 {
+        self.plan.schedule.len() as u32
+    }
+
+    fn step(&mut self, i: u32, n: u32) -> Result<(), Error> {
+        match &self.case.nodes[n as usize] {
+            Node::Alloc(b) => {
+                let b = *b;
+                let offset = self.make_room(b, &[], i)?;
+                self.plan.offsets[b as usize] = offset;
+                self.settle(b, offset);
+            }
+            Node::Op(op) => {
+                for &b in &op.bufs {
+                    self.ensure_resident(b, &op.bufs, i, n)?;
+                }
+            }
+            Node::Free(b) => {
+                let b = *b;
+                self.ensure_resident(b, &[b], i, n)?;
+                let State::Resident(r) = self.state[b as usize] else {
+                    unreachable!()
+                };
+                self.plan.residencies[r].end = self.pos();
+                self.evict(b);
+                self.state[b as usize] = State::Freed;
+            }
+        }
+        self.plan.schedule.push(n);
+        Ok(())
+    }
+
+    /// Reloads `b` if it is in DDR; `pinned` may not leave to make room.
+    fn ensure_resident(&mut self, b: u32, pinned: &[u32], i: u32, n: u32) -> Result<(), Error> {
+        match self.state[b as usize] {
+            State::Resident(_) => Ok(()),
+            State::Spilled(k) => {
+                let offset = self.make_room(b, pinned, i)?;
+                let spill = &mut self.plan.spills[k];
+                spill.in_pos = self.plan.schedule.len() as u32;
+                spill.new_offset = offset;
+                self.settle(b, offset);
+                self.plan
+                    .schedule
+                    .push(self.case.nodes.len() as u32 + 2 * k as u32 + 1);
+                Ok(())
+            }
+            State::Unallocated | State::Freed => Err(Error::invalid(format!(
+                "the order uses buffer {} at {} outside its ALLOC..FREE",
+                self.case.buffers[b as usize].id,
+                self.case.describe(n)
+            ))),
+        }
+    }
+
+    /// Opens a residency of `b` at `offset` from the current position.
+    fn settle(&mut self, b: u32, offset: u64) {
+        let buf = &self.case.buffers[b as usize];
+        let list = &mut self.resident[buf.level];
+        let at = list.partition_point(|&(o, _, _)| o < offset);
+        list.insert(at, (offset, buf.size, b));
+        self.state[b as usize] = State::Resident(self.plan.residencies.len());
+        let start = self.pos();
+        self.plan.residencies.push(Residency {
+            buffer: b,
+            offset,
+            start,
+            end: start,
+        });
+    }
+
+    fn evict(&mut self, b: u32) {
+        let level = self.case.buffers[b as usize].level;
+        self.resident[level].retain(|&(_, _, x)| x != b);
+    }
+
+    /// An offset for `b` in its level, spilling victims until a gap fits.
+    fn make_room(&mut self, b: u32, pinned: &[u32], i: u32) -> Result<u64, Error> {
+        let buf = &self.case.buffers[b as usize];
+        loop {
+            if let Some(offset) = self.find_gap(buf.level, buf.size) {
+                return Ok(offset);
+            }
+            let Some(v) = self.pick_victim(buf.level, pinned, i) else {
+                let level = &self.case.levels[buf.level];
+                return Err(Error::invalid(format!(
+                    "buffer {} ({} units) cannot fit in {} (capacity {}) beside the buffers its node needs",
+                    buf.id, buf.size, level.name, level.capacity
+                )));
+            };
+            self.spill_out(v);
+        }
+    }
+
+    fn find_gap(&self, level: usize, size: u64) -> Option<u64> {
+        let capacity = self.case.levels[level].capacity;
+        let mut cursor = 0u64;
+        let mut best: Option<(u64, u64)> = None;
+        let list = &self.resident[level];
+        for k in 0..=list.len() {
+            let end = list.get(k).map_or(capacity, |&(o, _, _)| o);
+            if end >= cursor && end - cursor >= size {
+                let gap = end - cursor;
+                match self.opts.fit {
+                    Fit::First => return Some(cursor),
+                    Fit::Best if best.is_none_or(|(g, _)| gap < g) => best = Some((gap, cursor)),
+                    Fit::Best => {}
+                }
+            }
+            if let Some(&(o, s, _)) = list.get(k) {
+                cursor = cursor.max(o + s);
+            }
+        }
+        best.map(|(_, at)| at)
+    }
+
+    /// Input position of the next use of `b` at or after `i`.
+    fn next_use(&mut self, b: u32, i: u32) -> u32 {
+        let uses = &self.uses[b as usize];
+        let c = &mut self.cursor[b as usize];
+        while *c < uses.len() && uses[*c] < i {
+            *c += 1;
+        }
+        uses.get(*c).copied().unwrap_or(u32::MAX)
+    }
+
+    fn pick_victim(&mut self, level: usize, pinned: &[u32], i: u32) -> Option<u32> {
+        let candidates: Vec<u32> = self.resident[level]
+            .iter()
+            .map(|&(_, _, x)| x)
+            .filter(|x| !pinned.contains(x))
+            .collect();
+        let mut best: Option<(f64, u32)> = None;
+        for v in candidates {
+            let distance = f64::from(self.next_use(v, i).saturating_sub(i));
+            let score = match self.opts.victim {
+                Victim::Furthest => distance,
+                Victim::FurthestPerCost => distance / self.spill_cost(v) as f64,
+            };
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, v));
+            }
+        }
+        best.map(|(_, v)| v)
+    }
+
+    fn spill_cost(&self, b: u32) -> u64 {
+        let buf = &self.case.buffers[b as usize];
+        if buf.copy_in {
+            buf.size
+        } else {
+            2 * buf.size
+        }
+    }
+
+    fn spill_out(&mut self, v: u32) {
+        let State::Resident(r) = self.state[v as usize] else {
+            unreachable!("victims are resident")
+        };
+        let k = self.plan.spills.len();
+        let out_pos = self.pos();
+        self.plan.residencies[r].end = out_pos;
+        self.plan.spills.push(Spill {
+            buffer: v,
+            out_pos,
+            in_pos: u32::MAX,
+            new_offset: 0,
+            cost: self.spill_cost(v),
+        });
+        self.plan
+            .schedule
+            .push(self.case.nodes.len() as u32 + 2 * k as u32);
+        self.evict(v);
+        self.state[v as usize] = State::Spilled(k);
+    }
+}
