@@ -6,6 +6,7 @@
 //! | `corpus` (reference graph JSON) | a JSON object whose `tensors` carry `bytes` and `kind` |
 //! | `minimalloc` (CSV) | a header `id,lower,upper,size` |
 
+pub mod contest;
 mod corpus;
 mod minimalloc;
 mod native;
