@@ -1,6 +1,7 @@
 //! The `memplan` command line: plan, check and bench over the core.
 
 mod bench;
+mod npu_check;
 mod report;
 
 use lexopt::prelude::*;
@@ -22,6 +23,10 @@ usage:
                                     every strategy on every graph (default:
                                     ../shared/corpus/graphs and minimalloc)
   memplan strategies                list the strategies
+  memplan npu-check CASE DIR --problem 1|2|3 [--levels L1=4096,UB=1024,...]
+                                    check NPU contest results DIR/<case>_schedule.txt
+                                    (+ _memory.txt, _spill.txt); CASE is .json or
+                                    _Nodes.csv (beside _Edges.csv)
 
 formats (detected from the content, or forced with --format):
   native      memplan's JSON graph (see README)
@@ -50,6 +55,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             "plan" => plan(&mut args),
             "check" => check(&mut args),
             "bench" => bench::run(&mut args),
+            "npu-check" => npu_check::run(&mut args),
             "strategies" => {
                 for s in Strategy::ALL {
                     println!("{:<12} {}", s.name(), s.about());
