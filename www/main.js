@@ -1,7 +1,7 @@
 // The page: loads a graph into a wasm session, plans it and draws the charts.
 
 import * as ui from './ui.js';
-import { drawCharts, tensorAt } from './render.js';
+import { dataAt, drawCharts, liveAt, tensorAt } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 const strategySelect = $('strategy');
@@ -15,6 +15,8 @@ const graphSource = $('graph-source');
 const timeCanvas = $('time-address');
 const timeWrap = $('time-address-wrap');
 const liveCanvas = $('live-bytes');
+const liveWrap = $('live-bytes-wrap');
+const liveTooltip = $('live-tooltip');
 const tooltip = $('tooltip');
 const selection = $('selection');
 const dropZone = $('drop');
@@ -107,6 +109,21 @@ function onHover(event) {
   tooltip.hidden = false;
   const box = timeWrap.getBoundingClientRect();
   ui.placeTooltip(tooltip, timeWrap, event.clientX - box.left, event.clientY - box.top);
+}
+
+function onLiveHover(event) {
+  const box = liveCanvas.getBoundingClientRect();
+  const at = state.frames && dataAt(state.frames.live, event.clientX - box.left, event.clientY - box.top);
+  const step = at ? Math.floor(at.step) : -1;
+  if (step < 0 || step >= state.report.plan.steps) {
+    liveTooltip.hidden = true;
+    return;
+  }
+  const bytes = liveAt(state.report.profile, step);
+  liveTooltip.replaceChildren(...ui.stepDetails(step, bytes, state.report.plan.lower_bound, wasm.formatSize));
+  liveTooltip.hidden = false;
+  const wrap = liveWrap.getBoundingClientRect();
+  ui.placeTooltip(liveTooltip, liveWrap, event.clientX - wrap.left, event.clientY - wrap.top);
 }
 
 /** Selects tensor `id` (null for none): outlines it and shows its details. */
@@ -206,6 +223,8 @@ async function setup() {
   timeCanvas.addEventListener('mousemove', onHover);
   timeCanvas.addEventListener('mouseleave', () => { tooltip.hidden = true; });
   timeCanvas.addEventListener('click', onClick);
+  liveCanvas.addEventListener('mousemove', onLiveHover);
+  liveCanvas.addEventListener('mouseleave', () => { liveTooltip.hidden = true; });
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && state.selected !== null) select(null);
   });

@@ -79,6 +79,17 @@ export function tensorDetails(t, info, formatSize) {
   return [name, list];
 }
 
+/** Describes step `step` of the live-bytes curve: bytes alive and the share of the bound. */
+export function stepDetails(step, bytes, lowerBound, formatSize) {
+  const name = document.createElement('div');
+  name.className = 'name';
+  name.textContent = `step ${step}`;
+  const share = lowerBound > 0 ? ` (${Math.round((100 * bytes) / lowerBound)}% of the bound)` : '';
+  const line = document.createElement('div');
+  line.textContent = `${formatSize(bytes)} live${share}`;
+  return [name, line];
+}
+
 /** Puts the tooltip near pointer (x, y) inside `wrap`, flipping to stay inside it. */
 export function placeTooltip(tip, wrap, x, y) {
   const gap = 14;
