@@ -12,6 +12,7 @@ pub mod formats;
 pub mod graph;
 pub mod interference;
 pub mod liveness;
+pub mod npu;
 pub mod order;
 pub mod pack;
 pub mod plan;

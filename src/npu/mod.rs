@@ -4,6 +4,7 @@
 
 pub mod case;
 mod deps;
+pub mod export;
 pub mod pipes;
 pub mod schedule;
 pub mod solve;

@@ -1,0 +1,122 @@
+//! A solution in the forms others read: the contest's exchange files and a JSON
+//! view for the visualizer (residencies per level, spills, per-pipe timing).
+
+use super::case::{Case, Node};
+use super::solve::Solution;
+use crate::formats::contest::ContestFiles;
+use serde::Serialize;
+
+/// The contest files of `solution`: schedule, first offsets, spill offsets.
+pub fn contest_files(case: &Case, solution: &Solution) -> ContestFiles {
+    let plan = &solution.plan;
+    let placed = solution.problem != 1;
+    ContestFiles {
+        schedule: plan.schedule.iter().map(|&n| u64::from(n)).collect(),
+        memory: if placed { case.buffers.iter().zip(&plan.offsets).map(|(b, &o)| (b.id, o)).collect() } else { Vec::new() },
+        spills: plan.spills.iter().map(|s| (case.buffers[s.buffer as usize].id, s.new_offset)).collect(),
+    }
+}
+
+#[derive(Serialize)]
+pub struct View {
+    pub case: String,
+    pub problem: u8,
+    pub method: &'static str,
+    pub recipe: String,
+    pub p1_peak: u64,
+    pub spills: usize,
+    pub extra_movement: u64,
+    pub makespan: Option<u64>,
+    pub steps: usize,
+    pub levels: Vec<LevelView>,
+    pub nodes: Vec<NodeView>,
+}
+
+#[derive(Serialize)]
+pub struct LevelView {
+    pub name: String,
+    pub capacity: u64,
+    pub residencies: Vec<ResidencyView>,
+    pub spills: Vec<SpillView>,
+}
+
+#[derive(Serialize)]
+pub struct ResidencyView {
+    pub buffer: u64,
+    pub offset: u64,
+    pub size: u64,
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Serialize)]
+pub struct SpillView {
+    pub buffer: u64,
+    pub bytes: u64,
+    pub out_step: u32,
+    pub in_step: u32,
+    pub new_offset: u64,
+}
+
+/// One scheduled node: its id, what it is, its pipe and cycles (`None` for ALLOC/FREE).
+#[derive(Serialize)]
+pub struct NodeView {
+    pub id: u32,
+    pub op: String,
+    pub pipe: Option<&'static str>,
+    pub start: Option<u64>,
+    pub end: Option<u64>,
+}
+
+pub fn view(case: &Case, solution: &Solution) -> View {
+    let plan = &solution.plan;
+    let mut levels: Vec<LevelView> = case
+        .levels
+        .iter()
+        .map(|l| LevelView { name: l.name.clone(), capacity: l.capacity, residencies: Vec::new(), spills: Vec::new() })
+        .collect();
+    for r in &plan.residencies {
+        let b = &case.buffers[r.buffer as usize];
+        levels[b.level].residencies.push(ResidencyView { buffer: b.id, offset: r.offset, size: b.size, start: r.start, end: r.end });
+    }
+    for s in &plan.spills {
+        let b = &case.buffers[s.buffer as usize];
+        levels[b.level].spills.push(SpillView { buffer: b.id, bytes: s.cost, out_step: s.out_pos, in_step: s.in_pos, new_offset: s.new_offset });
+    }
+    let n = case.nodes.len();
+    let nodes = plan
+        .schedule
+        .iter()
+        .enumerate()
+        .map(|(p, &id)| {
+            let op = match case.nodes.get(id as usize) {
+                Some(Node::Alloc(_)) => "ALLOC".to_string(),
+                Some(Node::Free(_)) => "FREE".to_string(),
+                Some(Node::Op(o)) => o.op.clone(),
+                None if (id as usize - n) % 2 == 0 => "SPILL_OUT".to_string(),
+                None => "SPILL_IN".to_string(),
+            };
+            let timing = solution.timing.as_ref();
+            NodeView {
+                id,
+                op,
+                pipe: timing.and_then(|t| t.pipe[p]).map(|p| p.name()),
+                start: timing.map(|t| t.start[p]),
+                end: timing.map(|t| t.finish[p]),
+            }
+        })
+        .collect();
+    View {
+        case: case.name.clone(),
+        problem: solution.problem,
+        method: solution.method.name(),
+        recipe: solution.recipe.clone(),
+        p1_peak: solution.p1_peak,
+        spills: plan.spills.len(),
+        extra_movement: solution.extra_movement(),
+        makespan: solution.makespan(),
+        steps: plan.schedule.len(),
+        levels,
+        nodes,
+    }
+}
