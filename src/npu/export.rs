@@ -12,8 +12,20 @@ pub fn contest_files(case: &Case, solution: &Solution) -> ContestFiles {
     let placed = solution.problem != 1;
     ContestFiles {
         schedule: plan.schedule.iter().map(|&n| u64::from(n)).collect(),
-        memory: if placed { case.buffers.iter().zip(&plan.offsets).map(|(b, &o)| (b.id, o)).collect() } else { Vec::new() },
-        spills: plan.spills.iter().map(|s| (case.buffers[s.buffer as usize].id, s.new_offset)).collect(),
+        memory: if placed {
+            case.buffers
+                .iter()
+                .zip(&plan.offsets)
+                .map(|(b, &o)| (b.id, o))
+                .collect()
+        } else {
+            Vec::new()
+        },
+        spills: plan
+            .spills
+            .iter()
+            .map(|s| (case.buffers[s.buffer as usize].id, s.new_offset))
+            .collect(),
     }
 }
 
@@ -73,15 +85,32 @@ pub fn view(case: &Case, solution: &Solution) -> View {
     let mut levels: Vec<LevelView> = case
         .levels
         .iter()
-        .map(|l| LevelView { name: l.name.clone(), capacity: l.capacity, residencies: Vec::new(), spills: Vec::new() })
+        .map(|l| LevelView {
+            name: l.name.clone(),
+            capacity: l.capacity,
+            residencies: Vec::new(),
+            spills: Vec::new(),
+        })
         .collect();
     for r in &plan.residencies {
         let b = &case.buffers[r.buffer as usize];
-        levels[b.level].residencies.push(ResidencyView { buffer: b.id, offset: r.offset, size: b.size, start: r.start, end: r.end });
+        levels[b.level].residencies.push(ResidencyView {
+            buffer: b.id,
+            offset: r.offset,
+            size: b.size,
+            start: r.start,
+            end: r.end,
+        });
     }
     for s in &plan.spills {
         let b = &case.buffers[s.buffer as usize];
-        levels[b.level].spills.push(SpillView { buffer: b.id, bytes: s.cost, out_step: s.out_pos, in_step: s.in_pos, new_offset: s.new_offset });
+        levels[b.level].spills.push(SpillView {
+            buffer: b.id,
+            bytes: s.cost,
+            out_step: s.out_pos,
+            in_step: s.in_pos,
+            new_offset: s.new_offset,
+        });
     }
     let n = case.nodes.len();
     let nodes = plan

@@ -68,7 +68,7 @@ pub fn simulate(case: &Case, plan: &NpuPlan) -> Timing {
             None => {
                 let k = (id as usize - n) / 2;
                 let b = &case.buffers[plan.spills[k].buffer as usize];
-                if (id as usize - n) % 2 == 0 {
+                if (id as usize - n).is_multiple_of(2) {
                     (
                         Some(Pipe::Mte3),
                         if b.copy_in { 0 } else { spill_cycles(b.size) },
