@@ -144,3 +144,76 @@ fn bench_prints_a_row_per_strategy_and_a_summary() {
         .unwrap();
     assert!(best.contains("402653184"), "{best}");
 }
+
+#[test]
+fn npu_writes_contest_files_that_npu_check_accepts() {
+    let dir = std::env::temp_dir().join(format!("memplan-npu-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let json = dir.join("view.json");
+    let (code, out, err) = memplan(&[
+        "npu",
+        "examples/npu_tiny_matmul.json",
+        "--problem",
+        "2",
+        "--levels",
+        "L1=200",
+        "--out",
+        d,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("spills          1"), "{out}");
+    assert!(out.contains("extra movement  192"), "{out}");
+    assert!(out.contains("check           valid"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("npu_tiny_matmul_spill.txt"))
+            .unwrap()
+            .lines()
+            .count(),
+        1
+    );
+    let view: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let l1 = view["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "L1")
+        .unwrap();
+    assert_eq!(l1["capacity"], 200);
+    assert_eq!(l1["spills"].as_array().unwrap().len(), 1);
+    assert!(view["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n["op"] == "SPILL_IN" && n["pipe"] == "MTE2"));
+    let (code, out, _) = memplan(&[
+        "npu-check",
+        "examples/npu_tiny_matmul.json",
+        d,
+        "--problem",
+        "2",
+        "--levels",
+        "L1=200",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("extra movement: 192"), "{out}");
+    // the default 4096-unit L1 needs no spill
+    let (code, out, _) = memplan(&["npu", "examples/npu_tiny_matmul.json", "--problem", "3"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("spills          0"), "{out}");
+    let (code, _, err) = memplan(&[
+        "npu",
+        "examples/npu_tiny_matmul.json",
+        "--problem",
+        "2",
+        "--levels",
+        "L1=100",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("buffer 0 needs 192 units but L1 holds only 100"),
+        "{err}"
+    );
+}

@@ -1,6 +1,7 @@
 //! The `memplan` command line: plan, check and bench over the core.
 
 mod bench;
+mod npu;
 mod npu_check;
 mod report;
 
@@ -23,6 +24,9 @@ usage:
                                     every strategy on every graph (default:
                                     ../shared/corpus/graphs and minimalloc)
   memplan strategies                list the strategies
+  memplan npu CASE --problem 1|2|3 [--method baseline|best] [--out DIR]
+                  [--json OUT|-] [--levels L1=4096,UB=1024,...]
+                                    solve an NPU case (contest JSON or _Nodes.csv)
   memplan npu-check CASE DIR --problem 1|2|3 [--levels L1=4096,UB=1024,...]
                                     check NPU contest results DIR/<case>_schedule.txt
                                     (+ _memory.txt, _spill.txt); CASE is .json or
@@ -55,6 +59,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             "plan" => plan(&mut args),
             "check" => check(&mut args),
             "bench" => bench::run(&mut args),
+            "npu" => npu::run(&mut args),
             "npu-check" => npu_check::run(&mut args),
             "strategies" => {
                 for s in Strategy::ALL {
@@ -148,7 +153,7 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
             Token::Long(l) if l == "json" => json = Some(args.value()?.string()?),
             Token::Long(l) if l == "svg" => svg = Some(args.value()?.string()?),
             Token::Value(v) if file.is_none() => file = Some(v.into()),
-            other => return Err(other.unexpected().into()),
+            other => return Err(other.unexpected()),
         }
     }
     let file = file.ok_or("plan: missing FILE")?;
@@ -187,7 +192,7 @@ fn check(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Erro
         }
         match arg {
             Token::Value(v) if files.len() < 2 => files.push(v.into()),
-            other => return Err(other.unexpected().into()),
+            other => return Err(other.unexpected()),
         }
     }
     let [graph_file, plan_file] =

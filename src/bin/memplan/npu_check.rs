@@ -24,13 +24,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     while let Some(arg) = Token::next(args)? {
         match arg {
             Token::Long(l) if l == "problem" => {
-                let text = args.value()?.string()?;
-                problem = Some(match text.as_str() {
-                    "1" => 1,
-                    "2" => 2,
-                    "3" => 3,
-                    _ => return Err(format!("--problem: expected 1, 2 or 3, not `{text}`").into()),
-                });
+                problem = Some(parse_problem(&args.value()?.string()?)?)
             }
             Token::Long(l) if l == "levels" => set_levels(&mut levels, &args.value()?.string()?)?,
             Token::Value(v) if paths.len() < 2 => paths.push(v.into()),
@@ -51,9 +45,21 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     })
 }
 
+/// `1`, `2` or `3`.
+pub(super) fn parse_problem(text: &str) -> Result<u8, Error> {
+    match text {
+        "1" => Ok(1),
+        "2" => Ok(2),
+        "3" => Ok(3),
+        _ => Err(Error::usage(format!(
+            "--problem: expected 1, 2 or 3, not `{text}`"
+        ))),
+    }
+}
+
 /// Applies `L1=4096,UB=1024,...` over the default levels: a known name changes its
 /// capacity, a new name adds a level.
-fn set_levels(levels: &mut Vec<Level>, spec: &str) -> Result<(), Error> {
+pub(super) fn set_levels(levels: &mut Vec<Level>, spec: &str) -> Result<(), Error> {
     for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let parsed = item
             .split_once('=')
@@ -76,7 +82,7 @@ fn set_levels(levels: &mut Vec<Level>, spec: &str) -> Result<(), Error> {
 
 /// Reads a case from `<name>.json` or from `<name>_Nodes.csv` and its sibling
 /// `<name>_Edges.csv`; the case is called `<name>`.
-fn load_case(path: &Path, levels: Vec<Level>) -> Result<Case, Error> {
+pub(super) fn load_case(path: &Path, levels: Vec<Level>) -> Result<Case, Error> {
     let file_name = path.file_name().and_then(|s| s.to_str()).unwrap_or("");
     let in_file = |e: Error, p: &Path| Error::usage(format!("{}: {e}", p.display()));
     if let Some(name) = file_name.strip_suffix("_Nodes.csv") {
