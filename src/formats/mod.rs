@@ -74,10 +74,22 @@ impl Format {
     }
 }
 
+/// True for an NPU scheduling case in contest JSON (`Nodes` and `Edges`), which
+/// `memplan npu` reads rather than the arena planner.
+pub fn is_npu_case(data: &[u8]) -> bool {
+    let head = std::str::from_utf8(&data[..data.len().min(4096)]).unwrap_or("");
+    head.trim_start().starts_with('{')
+        && serde_json::from_slice::<serde_json::Value>(data).is_ok_and(|v| is_npu_json(&v))
+}
+
+fn is_npu_json(value: &serde_json::Value) -> bool {
+    value.get("Nodes").is_some() && value.get("Edges").is_some()
+}
+
 fn detect_json(value: &serde_json::Value) -> Result<Format, Error> {
-    if value.get("Nodes").is_some() && value.get("Edges").is_some() {
+    if is_npu_json(value) {
         return Err(Error::usage(
-            "NPU scheduling cases (`Nodes`/`Edges`) are not supported by `plan` yet",
+            "this is an NPU scheduling case (`Nodes`/`Edges`): use `memplan npu`",
         ));
     }
     let first = value

@@ -31,6 +31,13 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         "graph", "tensors", "lower bound", "strategy", "peak", "ratio", "time ms"
     );
     for file in &files {
+        if std::fs::read(file).is_ok_and(|d| memplan::formats::is_npu_case(&d)) {
+            println!(
+                "{:<46} skipped: an NPU case (see `memplan npu`)",
+                file_name(file)
+            );
+            continue;
+        }
         let graph = load(file, common.format)?;
         let started = Instant::now();
         let analysis = memplan::analyse(&graph, &common.opts)?;
@@ -42,10 +49,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             let ok = check::check(&graph, &plan).is_empty();
             invalid += usize::from(!ok);
             ratios[k].push(plan.ratio());
-            let name = file
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let name = file_name(file);
             println!(
                 "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8.4} {:>10.2}{}",
                 name,
@@ -108,4 +112,10 @@ fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 fn is_graph_file(p: &Path) -> bool {
     p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("json" | "csv"))
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
