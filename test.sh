@@ -18,5 +18,8 @@ echo "== browser test"
 if [ ! -d node_modules/playwright-core ]; then
   npm ci --no-audit --no-fund
 fi
-node tests/browser/page.test.mjs
+for t in tests/browser/*.test.mjs; do
+  echo "-- $t"
+  node "$t"
+done
 echo "== all tests passed"
