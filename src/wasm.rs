@@ -1,11 +1,14 @@
 //! The browser's entry: a thin `#[wasm_bindgen]` layer over the core.
 //!
 //! One [`Session`] per loaded graph keeps the graph and its analysis; JS asks it for
-//! plans and has it draw the charts on canvases. Values cross as plain JS objects
-//! (sizes as numbers); every error crosses as a JS `Error` with the core's message.
+//! plans and has it draw the charts on canvases. An NPU case gets an
+//! [`npu::NpuSession`] instead. Values cross as plain JS objects (sizes as numbers);
+//! every error crosses as a JS `Error` with the core's message.
+
+mod npu;
 
 use crate::formats::{self, format_size};
-use crate::render::{self, View};
+use crate::render::{self, View, Window};
 use crate::{analyse, check, liveness, Analysis, Graph, Options, PackOptions, Plan, Strategy};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -18,14 +21,38 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
-fn js_error(e: impl std::fmt::Display) -> JsError {
+/// True when `bytes` hold an NPU scheduling case, which [`npu::NpuSession`] reads.
+#[wasm_bindgen(js_name = isNpuCase)]
+pub fn is_npu_case(bytes: &[u8]) -> bool {
+    formats::is_npu_case(bytes)
+}
+
+pub(crate) fn js_error(e: impl std::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
 }
 
-fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(js_error)
+}
+
+/// The zoom window JS passes (`{x0, x1, y0, y1}` fractions), or all of the chart.
+fn window(value: JsValue) -> Result<Window, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Window::FULL);
+    }
+    let window: Window = serde_wasm_bindgen::from_value(value).map_err(js_error)?;
+    Ok(window.clamped())
+}
+
+/// How to draw: `scale` device pixels per CSS pixel, `highlight`, `window`.
+pub(crate) fn view(scale: f64, highlight: Option<u64>, win: JsValue) -> Result<View, JsError> {
+    Ok(View {
+        scale,
+        highlight,
+        window: window(win)?,
+    })
 }
 
 /// A loaded graph, its analysis and the last plan made from it.
@@ -35,7 +62,8 @@ pub struct Session {
     analysis: Analysis,
     options: Options,
     profile: Vec<(u32, u64)>,
-    plan: Option<Plan>,
+    /// The last plan made for the main view (0) and for the comparison (1).
+    plans: [Option<Plan>; 2],
 }
 
 /// What the page shows about a graph besides its plan: op names for hover details.
@@ -91,7 +119,7 @@ impl Session {
             analysis,
             options,
             profile,
-            plan: None,
+            plans: [None, None],
         })
     }
 
@@ -122,8 +150,14 @@ impl Session {
 
     /// Plans with the strategy named `strategy` and offsets aligned to `align`
     /// (a size such as `64` or `4KiB`; empty for none), checks the plan and keeps it
-    /// for drawing.
-    pub fn plan(&mut self, strategy: &str, align: &str) -> Result<JsValue, JsError> {
+    /// for drawing in `slot` (0, the default, for the main view; 1 for the comparison).
+    pub fn plan(
+        &mut self,
+        strategy: &str,
+        align: &str,
+        slot: Option<u8>,
+    ) -> Result<JsValue, JsError> {
+        let slot = slot_index(slot)?;
         let strategy = Strategy::from_name(strategy).map_err(js_error)?;
         let align = match align.trim() {
             "" => 1,
@@ -147,62 +181,95 @@ impl Session {
             profile: &self.profile,
             ratio: plan.ratio(),
         });
-        self.plan = Some(plan);
+        self.plans[slot] = Some(plan);
         report
     }
 
-    /// Draws the time-by-address chart of the last plan on `canvas` (sized in device
-    /// pixels, `scale` of them per CSS pixel), outlining tensor `highlight`.
-    /// Returns the plotting area's frame in CSS pixels.
+    /// The plan in `slot` with its check, as pretty JSON text.
+    pub fn json(&self, slot: Option<u8>) -> Result<String, JsError> {
+        let plan = self.plan_in(slot)?;
+        let violations = check::check(&self.graph, plan);
+        let report = PlanReport {
+            plan,
+            valid: violations.is_empty(),
+            violations: violations.iter().map(|v| v.to_string()).collect(),
+            profile: &self.profile,
+            ratio: plan.ratio(),
+        };
+        serde_json::to_string_pretty(&report).map_err(js_error)
+    }
+
+    /// Draws the time-by-address chart of the plan in `slot` on `canvas` (sized in
+    /// device pixels, `scale` of them per CSS pixel), outlining tensor `highlight`,
+    /// zoomed to `window`. Returns the plotting area's frame in CSS pixels.
     #[wasm_bindgen(js_name = drawTimeAddress)]
     pub fn draw_time_address(
         &self,
         canvas: HtmlCanvasElement,
         scale: f64,
         highlight: Option<u32>,
+        window: JsValue,
+        slot: Option<u8>,
     ) -> Result<JsValue, JsError> {
-        let plan = self.last_plan()?;
+        let plan = self.plan_in(slot)?;
+        let view = view(scale, highlight.map(u64::from), window)?;
         let root = canvas_area(canvas)?;
-        let view = View { scale, highlight };
         let frame = render::time_address(&root, plan, &view).map_err(js_error)?;
         root.present().map_err(js_error)?;
         to_js(&frame)
     }
 
-    /// Draws the live-bytes curve on `canvas`; returns its frame like
-    /// [`Session::draw_time_address`].
+    /// Draws the live-bytes curve on `canvas`, shading the steps of tensor
+    /// `highlight`; returns its frame like [`Session::draw_time_address`].
     #[wasm_bindgen(js_name = drawLiveBytes)]
     pub fn draw_live_bytes(
         &self,
         canvas: HtmlCanvasElement,
         scale: f64,
+        highlight: Option<u32>,
+        window: JsValue,
     ) -> Result<JsValue, JsError> {
-        let plan = self.last_plan()?;
+        let plan = self.plan_in(Some(0))?;
+        let view = view(scale, None, window)?;
+        let span = highlight
+            .and_then(|id| plan.tensors.iter().find(|t| t.id == id))
+            .map(|t| (t.start, t.end));
         let root = canvas_area(canvas)?;
-        let view = View {
-            scale,
-            highlight: None,
-        };
-        let frame = render::live_bytes(&root, &self.profile, plan.lower_bound, plan.steps, &view)
-            .map_err(js_error)?;
+        let frame = render::live_bytes(
+            &root,
+            &self.profile,
+            plan.lower_bound,
+            plan.steps,
+            span,
+            &view,
+        )
+        .map_err(js_error)?;
         root.present().map_err(js_error)?;
         to_js(&frame)
     }
 
-    /// Both charts of the last plan as one SVG document.
+    /// Both charts of the main plan as one SVG document.
     pub fn svg(&self) -> Result<String, JsError> {
-        render::svg(self.last_plan()?, &self.profile, 960, 720).map_err(|e| JsError::new(&e))
+        render::svg(self.plan_in(Some(0))?, &self.profile, 960, 720).map_err(|e| JsError::new(&e))
     }
 
-    fn last_plan(&self) -> Result<&Plan, JsError> {
-        self.plan
+    fn plan_in(&self, slot: Option<u8>) -> Result<&Plan, JsError> {
+        self.plans[slot_index(slot)?]
             .as_ref()
             .ok_or_else(|| JsError::new("no plan yet: call plan() first"))
     }
 }
 
+/// The plan slot JS names: 0 (the default) or 1.
+fn slot_index(slot: Option<u8>) -> Result<usize, JsError> {
+    match slot.unwrap_or(0) {
+        s @ (0 | 1) => Ok(usize::from(s)),
+        s => Err(JsError::new(&format!("no plan slot {s} (expected 0 or 1)"))),
+    }
+}
+
 /// A white drawing area over the whole of `canvas`.
-fn canvas_area(
+pub(crate) fn canvas_area(
     canvas: HtmlCanvasElement,
 ) -> Result<DrawingArea<CanvasBackend, plotters::coord::Shift>, JsError> {
     let backend = CanvasBackend::with_canvas_object(canvas)

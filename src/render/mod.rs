@@ -3,29 +3,39 @@
 //!
 //! Each chart returns a [`Frame`]: where its plotting area landed, in CSS pixels,
 //! and the data ranges it spans, so that a caller can map a pointer back to data.
+//! A [`Window`] zooms a chart into part of its full extent; what falls outside is
+//! clipped before drawing.
 
+mod gantt;
+mod levels;
 mod live_bytes;
+mod spills;
 mod time_address;
 
+pub use gantt::gantt;
+pub use levels::{level_chart, npu_svg};
 pub use live_bytes::live_bytes;
+pub use spills::{spill_rows, spill_timeline, Lane, SpillLayout, SpillRow};
 pub use time_address::time_address;
 
 use crate::plan::Plan;
-use plotters::coord::types::{RangedCoordf64, RangedCoordu32};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// A chart of steps (x) by bytes in an axis unit (y).
-type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordu32, RangedCoordf64>>;
+/// A chart of steps or cycles (x) by bytes in an axis unit, or rows (y).
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// How a chart is drawn.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct View {
     /// Device pixels per CSS pixel: fonts, lines and margins grow with it.
     pub scale: f64,
-    /// Tensor id to emphasise in the time-by-address chart.
-    pub highlight: Option<u32>,
+    /// Tensor (or NPU buffer) id to emphasise.
+    pub highlight: Option<u64>,
+    /// The part of the full extent on show.
+    pub window: Window,
 }
 
 impl Default for View {
@@ -33,7 +43,59 @@ impl Default for View {
         View {
             scale: 1.0,
             highlight: None,
+            window: Window::FULL,
         }
+    }
+}
+
+/// The part of a chart on show, as fractions of its full extent: `x0..x1` across,
+/// `y0..y1` up. Charts whose y axis is not an address ignore `y0..y1`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Window {
+    pub x0: f64,
+    pub x1: f64,
+    pub y0: f64,
+    pub y1: f64,
+}
+
+impl Window {
+    pub const FULL: Window = Window {
+        x0: 0.0,
+        x1: 1.0,
+        y0: 0.0,
+        y1: 1.0,
+    };
+
+    /// The window inside `0..1` each way, at least a thousandth wide and high.
+    pub fn clamped(self) -> Window {
+        let span = |a: f64, b: f64| {
+            let (a, b) = if a.is_finite() && b.is_finite() && a < b {
+                (a.max(0.0), b.min(1.0))
+            } else {
+                (0.0, 1.0)
+            };
+            if b - a < 1e-3 {
+                let mid = ((a + b) / 2.0).clamp(5e-4, 1.0 - 5e-4);
+                (mid - 5e-4, mid + 5e-4)
+            } else {
+                (a, b)
+            }
+        };
+        let (x0, x1) = span(self.x0, self.x1);
+        let (y0, y1) = span(self.y0, self.y1);
+        Window { x0, x1, y0, y1 }
+    }
+
+    /// The part of `lo..hi` on show across.
+    fn across(&self, (lo, hi): (f64, f64)) -> (f64, f64) {
+        let w = self.clamped();
+        (lo + (hi - lo) * w.x0, lo + (hi - lo) * w.x1)
+    }
+
+    /// The part of `lo..hi` on show up.
+    fn up(&self, (lo, hi): (f64, f64)) -> (f64, f64) {
+        let w = self.clamped();
+        (lo + (hi - lo) * w.y0, lo + (hi - lo) * w.y1)
     }
 }
 
@@ -130,57 +192,123 @@ fn tick(value: f64, unit: &str) -> String {
     }
     let text = format!("{value:.2}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
-    format!("{text} {unit}")
+    if unit.is_empty() {
+        text.to_string()
+    } else {
+        format!("{text} {unit}")
+    }
 }
 
-/// Steps across and bytes up to `max` (and some room above for labels), in the unit
-/// that suits `max`. Returns the chart, its unit in bytes and the axis top in bytes.
+/// How a chart's y axis reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum YAxis {
+    /// Bytes, ticked in the unit that suits the range ("100 MiB").
+    Bytes,
+    /// Plain numbers (NPU sizes are in the case's own units).
+    Units,
+    /// Rows of a lane chart, labelled by the chart itself; never zoomed.
+    Rows,
+}
+
+/// What a chart spans before the window: `x` across, `0..y_top` up.
+#[derive(Clone, Copy, Debug)]
+struct Extent<'s> {
+    x: (f64, f64),
+    x_desc: &'s str,
+    y_top: f64,
+    y: YAxis,
+}
+
+/// A chart on `area` over the windowed part of `extent`, its mesh drawn. Returns the
+/// chart and the size of its y unit in data units (bytes per tick unit).
 fn axes<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
-    steps: u32,
-    max: u64,
+    extent: Extent,
     view: &View,
-) -> Result<(Chart<'a, DB>, f64, f64), DrawingAreaErrorKind<DB::ErrorType>> {
-    let top = max.max(1) as f64 * 1.12;
-    let (unit, unit_bytes) = unit_for(top as u64);
+) -> Result<(Chart<'a, DB>, f64), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (x0, x1) = view.window.across(extent.x);
+    let full_y = (0.0, extent.y_top.max(1.0));
+    let (y0, y1) = match extent.y {
+        YAxis::Rows => full_y,
+        _ => view.window.up(full_y),
+    };
+    let (unit, unit_bytes) = match extent.y {
+        YAxis::Bytes => unit_for(y1 as u64),
+        _ => ("", 1),
+    };
     let unit_bytes = unit_bytes as f64;
+    let rows = extent.y == YAxis::Rows;
     let mut chart = ChartBuilder::on(area)
         .margin(view.px(10.0))
         .margin_right(view.px(18.0))
         .x_label_area_size(view.px(34.0))
-        .y_label_area_size(view.px(74.0))
-        .build_cartesian_2d(0..steps.max(1), 0.0..top / unit_bytes)?;
+        .y_label_area_size(view.px(if rows { 64.0 } else { 74.0 }))
+        .build_cartesian_2d(x0..x1, y0 / unit_bytes..y1 / unit_bytes)?;
     let y_label = |v: &f64| tick(*v, unit);
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
+    let x_label = |v: &f64| whole(*v);
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_x_mesh()
         .light_line_style(TRANSPARENT)
         .bold_line_style(GRID.stroke_width(view.px(1.0)))
         .axis_style(INK.mix(0.6).stroke_width(view.px(1.0)))
         .label_style(view.font(12.0))
         .axis_desc_style(view.font(12.0))
-        .x_desc("step")
+        .x_desc(extent.x_desc)
+        .x_label_formatter(&x_label)
         .y_label_formatter(&y_label)
         .x_labels(12)
-        .y_labels(6)
-        .draw()?;
-    Ok((chart, unit_bytes, top))
+        .y_labels(6);
+    if rows {
+        mesh.disable_y_mesh().y_labels(0);
+    }
+    mesh.draw()?;
+    Ok((chart, unit_bytes))
 }
 
-/// The frame of `chart`, whose axis reaches `top` bytes.
-fn frame<DB: DrawingBackend>(chart: &Chart<DB>, unit_bytes: f64, top: f64, view: &View) -> Frame {
-    let x = chart.x_range();
+/// `v` as a whole number when it is one, else with one decimal.
+fn whole(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// The frame of `chart`, whose y unit is `unit_bytes` data units.
+fn frame<DB: DrawingBackend>(chart: &Chart<DB>, unit_bytes: f64, view: &View) -> Frame {
+    let (x, y) = (chart.x_range(), chart.y_range());
     Frame::new(
-        chart.backend_coord(&(x.start, top / unit_bytes)),
-        chart.backend_coord(&(x.end, 0.0)),
-        (f64::from(x.start), f64::from(x.end)),
-        (0.0, top),
+        chart.backend_coord(&(x.start, y.end)),
+        chart.backend_coord(&(x.end, y.start)),
+        (x.start, x.end),
+        (y.start * unit_bytes, y.end * unit_bytes),
         view,
     )
 }
 
-/// A horizontal line at `bytes` across the plot, labelled `name` and the size,
-/// at the right end when `right` else at the left.
+/// `corners` (data units, any order) cut to what `chart` shows, or `None` when
+/// nothing of them is on show.
+fn clip<DB: DrawingBackend>(
+    chart: &Chart<DB>,
+    [(xa, ya), (xb, yb)]: [(f64, f64); 2],
+) -> Option<[(f64, f64); 2]> {
+    let (x, y) = (chart.x_range(), chart.y_range());
+    let left = xa.min(xb).max(x.start);
+    let right = xa.max(xb).min(x.end);
+    let low = ya.min(yb).max(y.start);
+    let high = ya.max(yb).min(y.end);
+    (left < right && low < high).then_some([(left, low), (right, high)])
+}
+
+/// Width and height in backend pixels of the rectangle with data `corners`.
+fn pixel_size<DB: DrawingBackend>(chart: &Chart<DB>, corners: [(f64, f64); 2]) -> (i32, i32) {
+    let (x0, y0) = chart.backend_coord(&corners[0]);
+    let (x1, y1) = chart.backend_coord(&corners[1]);
+    ((x1 - x0).abs(), (y0 - y1).abs())
+}
+
+/// A horizontal line at `bytes` across the plot, labelled `name` and `text`,
+/// at the right end when `right` else at the left; nothing when it is off the window.
 fn level_line<DB: DrawingBackend>(
     chart: &Chart<DB>,
     bytes: u64,
@@ -188,8 +316,28 @@ fn level_line<DB: DrawingBackend>(
     (name, colour, right, dashed): (&str, RGBColor, bool, bool),
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let x = chart.x_range();
-    let y = bytes as f64 / unit_bytes;
+    let text = format!("{name} {}", crate::formats::format_size(bytes));
+    mark_level(
+        chart,
+        bytes as f64 / unit_bytes,
+        &text,
+        (colour, right, dashed),
+        view,
+    )
+}
+
+/// A horizontal line at `y` (axis units) labelled `text`, like [`level_line`].
+fn mark_level<DB: DrawingBackend>(
+    chart: &Chart<DB>,
+    y: f64,
+    text: &str,
+    (colour, right, dashed): (RGBColor, bool, bool),
+    view: &View,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (x, ys) = (chart.x_range(), chart.y_range());
+    if y < ys.start || y > ys.end {
+        return Ok(());
+    }
     let ends = [(x.start, y), (x.end, y)];
     let style = colour.stroke_width(view.px(2.0));
     let area = chart.plotting_area();
@@ -205,16 +353,16 @@ fn level_line<DB: DrawingBackend>(
     let (_, base_y) = plot.get_base_pixel();
     let (width, _) = plot.dim_in_pixel();
     let (_, line_y) = chart.backend_coord(&ends[0]);
-    let text = format!("{name} {}", crate::formats::format_size(bytes));
     let font = view.font(12.0).color(&colour);
-    let (tw, th) = plot.estimate_text_size(&text, &font)?;
+    let (tw, th) = plot.estimate_text_size(text, &font)?;
     let pad = view.px(6.0) as i32;
     let tx = if right {
         width as i32 - tw as i32 - pad
     } else {
         pad
     };
-    label(&plot, &text, (tx, line_y - base_y - th as i32 - pad), &font)
+    let ty = (line_y - base_y - th as i32 - pad).max(pad);
+    label(&plot, text, (tx, ty), &font)
 }
 
 /// Both charts of `plan` stacked in one SVG document of `width` x `height` pixels,
@@ -247,7 +395,7 @@ fn draw_report<DB: DrawingBackend>(
     let top = top.titled(&title, view.font(16.0))?;
     time_address(&top, plan, &view)?;
     let bottom = bottom.titled("live bytes per step", view.font(14.0))?;
-    live_bytes(&bottom, profile, plan.lower_bound, plan.steps, &view)?;
+    live_bytes(&bottom, profile, plan.lower_bound, plan.steps, None, &view)?;
     Ok(())
 }
 
@@ -269,4 +417,53 @@ fn label<DB: DrawingBackend>(
         WHITE.mix(0.85).filled(),
     ))?;
     area.draw(&Text::new(text.to_string(), pos, style.clone()))
+}
+
+/// Writes `text` left of the plot of `chart`, right-aligned and centred on `y`.
+fn row_label<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &Chart<DB>,
+    y: f64,
+    text: &str,
+    view: &View,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let font = view.font(12.0);
+    let (w, h) = area.estimate_text_size(text, &font)?;
+    let (px, py) = chart.backend_coord(&(chart.x_range().start, y));
+    let (bx, by) = area.get_base_pixel();
+    let pos = (
+        px - bx - w as i32 - view.px(8.0) as i32,
+        py - by - h as i32 / 2,
+    );
+    area.draw(&Text::new(text.to_string(), pos, font))
+}
+
+/// A row of colour swatches and names along the top of `area`, from the left; as
+/// many as fit.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    items: &[(String, RGBColor)],
+    left: i32,
+    view: &View,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let font = view.font(11.5);
+    let (width, _) = area.dim_in_pixel();
+    let (sw, gap) = (view.px(10.0) as i32, view.px(14.0) as i32);
+    let top = view.px(6.0) as i32;
+    let mut x = left;
+    for (name, colour) in items {
+        let (tw, th) = area.estimate_text_size(name, &font)?;
+        if x + sw + 4 + tw as i32 > width as i32 {
+            break;
+        }
+        let y = top + (th as i32 - sw) / 2;
+        area.draw(&Rectangle::new([(x, y), (x + sw, y + sw)], colour.filled()))?;
+        area.draw(&Text::new(
+            name.clone(),
+            (x + sw + view.px(5.0) as i32, top),
+            font.clone(),
+        ))?;
+        x += sw + view.px(5.0) as i32 + tw as i32 + gap;
+    }
+    Ok(())
 }

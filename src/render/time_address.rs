@@ -1,7 +1,10 @@
 //! The time-by-address chart: one rectangle per placed tensor, steps across and
 //! bytes up, coloured by pool, under lines at the peak and the lower bound.
 
-use super::{axes, frame, level_line, pool_colour, Chart, Frame, View, BOUND, INK, PEAK};
+use super::{
+    axes, clip, frame, level_line, pixel_size, pool_colour, Chart, Extent, Frame, View, YAxis,
+    BOUND, INK, PEAK,
+};
 use crate::plan::{Placement, Plan};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -12,8 +15,14 @@ pub fn time_address<DB: DrawingBackend>(
     plan: &Plan,
     view: &View,
 ) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
-    let max = plan.peak_bytes.max(plan.lower_bound);
-    let (chart, unit_bytes, top) = axes(area, plan.steps, max, view)?;
+    let max = plan.peak_bytes.max(plan.lower_bound).max(1);
+    let extent = Extent {
+        x: (0.0, f64::from(plan.steps.max(1))),
+        x_desc: "step",
+        y_top: max as f64 * 1.12,
+        y: YAxis::Bytes,
+    };
+    let (chart, unit_bytes) = axes(area, extent, view)?;
     draw_tensors(&chart, plan, unit_bytes, view)?;
     level_line(
         &chart,
@@ -29,11 +38,22 @@ pub fn time_address<DB: DrawingBackend>(
         let at = view.px(12.0) as i32;
         plot.draw(&Text::new("nothing to place", (at, at), view.font(13.0)))?;
     }
-    Ok(frame(&chart, unit_bytes, top, view))
+    Ok(frame(&chart, unit_bytes, view))
 }
 
-/// One filled rectangle per tensor, with a thin white edge when it is large enough;
-/// the highlighted tensor is outlined and the others fade.
+/// The data corners of tensor `t`'s rectangle.
+fn corners(t: &Placement, unit_bytes: f64) -> [(f64, f64); 2] {
+    [
+        (f64::from(t.start), t.offset as f64 / unit_bytes),
+        (
+            f64::from(t.end + 1),
+            (t.offset + t.size) as f64 / unit_bytes,
+        ),
+    ]
+}
+
+/// One filled rectangle per tensor on show, with a thin white edge when it is large
+/// enough; the highlighted tensor is outlined and the others fade.
 fn draw_tensors<DB: DrawingBackend>(
     chart: &Chart<DB>,
     plan: &Plan,
@@ -42,49 +62,44 @@ fn draw_tensors<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let area = chart.plotting_area();
     let fade = if view.highlight.is_some() { 0.45 } else { 0.9 };
-    let corners = |t: &Placement| {
-        [
-            (t.start, t.offset as f64 / unit_bytes),
-            (t.end + 1, (t.offset + t.size) as f64 / unit_bytes),
-        ]
-    };
     let edge = WHITE.stroke_width(view.px(1.0));
     let roomy = view.px(6.0) as i32;
-    for t in &plan.tensors {
+    let shown: Vec<(&Placement, [(f64, f64); 2])> = plan
+        .tensors
+        .iter()
+        .filter_map(|t| clip(chart, corners(t, unit_bytes)).map(|c| (t, c)))
+        .collect();
+    for &(t, c) in &shown {
         let colour = pool_colour(t.pool);
-        let alpha = if view.highlight == Some(t.id) {
+        let alpha = if view.highlight == Some(u64::from(t.id)) {
             1.0
         } else {
             fade
         };
-        area.draw(&Rectangle::new(corners(t), colour.mix(alpha).filled()))?;
-        let (w, h) = pixel_size(chart, corners(t));
+        area.draw(&Rectangle::new(c, colour.mix(alpha).filled()))?;
+        let (w, h) = pixel_size(chart, c);
         if w >= roomy && h >= roomy {
-            area.draw(&Rectangle::new(corners(t), edge))?;
+            area.draw(&Rectangle::new(c, edge))?;
         }
     }
-    for t in &plan.tensors {
-        name_inside(chart, t, corners(t), view)?;
+    for &(t, c) in &shown {
+        name_inside(chart, t, c, view)?;
     }
-    if let Some(t) = plan.tensors.iter().find(|t| view.highlight == Some(t.id)) {
+    if let Some(&(_, c)) = shown
+        .iter()
+        .find(|(t, _)| view.highlight == Some(u64::from(t.id)))
+    {
         let outline = INK.stroke_width(view.px(2.5));
-        area.draw(&Rectangle::new(corners(t), outline))?;
+        area.draw(&Rectangle::new(c, outline))?;
     }
     Ok(())
-}
-
-/// Width and height in backend pixels of the rectangle with data `corners`.
-fn pixel_size<DB: DrawingBackend>(chart: &Chart<DB>, corners: [(u32, f64); 2]) -> (i32, i32) {
-    let (x0, y0) = chart.backend_coord(&corners[0]);
-    let (x1, y1) = chart.backend_coord(&corners[1]);
-    (x1 - x0, y0 - y1)
 }
 
 /// Writes the tensor's name inside its rectangle when it fits.
 fn name_inside<DB: DrawingBackend>(
     chart: &Chart<DB>,
     t: &Placement,
-    corners: [(u32, f64); 2],
+    corners: [(f64, f64); 2],
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (x0, _) = chart.backend_coord(&corners[0]);
@@ -92,7 +107,7 @@ fn name_inside<DB: DrawingBackend>(
     let (w, h) = pixel_size(chart, corners);
     let pad = view.px(4.0) as i32;
     // white reads on full colours, ink on the faded ones
-    let faded = view.highlight.is_some_and(|id| id != t.id);
+    let faded = view.highlight.is_some_and(|id| id != u64::from(t.id));
     let font = view.font(11.0).color(if faded { &INK } else { &WHITE });
     if h < view.px(16.0) as i32 || w < 4 * pad {
         return Ok(());

@@ -1,0 +1,309 @@
+//! The NPU side of the browser layer: a case read from contest JSON, its last
+//! solution, and the charts of it (a time-by-address chart per level, the spill
+//! timeline, the per-pipe Gantt chart).
+
+use super::{canvas_area, js_error, to_js, view};
+use crate::check::npu::check_npu;
+use crate::formats::npu::read_json;
+use crate::npu::case::{default_levels, Case, Node};
+use crate::npu::export::{contest_files, view as npu_view, View as NpuView};
+use crate::npu::solve::{solve, Method, Solution};
+use crate::render::{self, SpillLayout};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+/// A loaded NPU case and its last solution.
+#[wasm_bindgen]
+pub struct NpuSession {
+    bytes: Vec<u8>,
+    name: String,
+    case: Case,
+    solved: Option<Solved>,
+}
+
+struct Solved {
+    view: NpuView,
+    /// Per schedule position: the ids of the buffers the node touches.
+    node_bufs: Vec<Vec<u64>>,
+}
+
+#[derive(Serialize)]
+struct CaseInfo<'a> {
+    name: &'a str,
+    nodes: usize,
+    edges: usize,
+    buffers: usize,
+    levels: Vec<LevelInfo<'a>>,
+}
+
+#[derive(Serialize)]
+struct LevelInfo<'a> {
+    name: &'a str,
+    capacity: u64,
+    buffers: usize,
+}
+
+/// A solution, what the independent checker says of it, and the layout JS needs to
+/// map a pointer to a spill or a node.
+#[derive(Serialize)]
+struct SolveReport<'a> {
+    view: &'a NpuView,
+    valid: bool,
+    violation_count: usize,
+    violations: Vec<String>,
+    checked: Checked,
+    layout: SpillLayout,
+    node_bufs: &'a [Vec<u64>],
+}
+
+/// The checker's own numbers for a solution.
+#[derive(Serialize)]
+struct Checked {
+    p1_peak: u64,
+    spills: usize,
+    extra_movement: u64,
+    makespan: Option<u64>,
+}
+
+/// One method's numbers, for the side-by-side comparison.
+#[derive(Serialize)]
+struct Summary {
+    method: &'static str,
+    recipe: String,
+    p1_peak: u64,
+    spills: usize,
+    extra_movement: u64,
+    makespan: Option<u64>,
+    valid: bool,
+}
+
+#[wasm_bindgen]
+impl NpuSession {
+    /// Reads an NPU case (contest JSON) from the bytes of file `name`, with the
+    /// contest's memory levels.
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8], name: &str) -> Result<NpuSession, JsError> {
+        let stem = std::path::Path::new(name)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("case")
+            .to_string();
+        let case = read_json(bytes, &stem, default_levels()).map_err(js_error)?;
+        Ok(NpuSession {
+            bytes: bytes.to_vec(),
+            name: stem,
+            case,
+            solved: None,
+        })
+    }
+
+    /// The case's name, size and levels (with how many buffers each holds).
+    pub fn info(&self) -> Result<JsValue, JsError> {
+        let c = &self.case;
+        let levels = c
+            .levels
+            .iter()
+            .enumerate()
+            .map(|(k, l)| LevelInfo {
+                name: &l.name,
+                capacity: l.capacity,
+                buffers: c.buffers.iter().filter(|b| b.level == k).count(),
+            })
+            .collect();
+        to_js(&CaseInfo {
+            name: &c.name,
+            nodes: c.nodes.len(),
+            edges: c.edges.len(),
+            buffers: c.buffers.len(),
+            levels,
+        })
+    }
+
+    /// Solves `problem` (1, 2 or 3) with `method` (`best` or `baseline`) under the
+    /// level `capacities` (in level order), checks the result independently and keeps
+    /// it for drawing. A capacity too small for a buffer fails and keeps the old case.
+    pub fn solve(
+        &mut self,
+        problem: u8,
+        method: &str,
+        capacities: Vec<f64>,
+    ) -> Result<JsValue, JsError> {
+        self.set_capacities(&capacities)?;
+        let method = Method::from_name(method).map_err(js_error)?;
+        let solution = solve(&self.case, problem, method).map_err(js_error)?;
+        let report = check_npu(&self.case, problem, &contest_files(&self.case, &solution));
+        let solved = Solved {
+            view: npu_view(&self.case, &solution),
+            node_bufs: node_bufs(&self.case, &solution),
+        };
+        let out = to_js(&SolveReport {
+            view: &solved.view,
+            valid: report.valid,
+            violation_count: report.violation_count,
+            violations: report
+                .violations
+                .iter()
+                .take(20)
+                .map(|v| v.to_string())
+                .collect(),
+            checked: Checked {
+                p1_peak: report.p1_peak,
+                spills: report.spills,
+                extra_movement: report.extra_movement,
+                makespan: report.makespan,
+            },
+            layout: render::spill_rows(&solved.view.levels),
+            node_bufs: &solved.node_bufs,
+        });
+        self.solved = Some(solved);
+        out
+    }
+
+    /// Solves `problem` with `method` on the current levels and returns its numbers
+    /// only, for comparing methods; the kept solution does not change.
+    pub fn summary(&self, problem: u8, method: &str) -> Result<JsValue, JsError> {
+        let method = Method::from_name(method).map_err(js_error)?;
+        let solution = solve(&self.case, problem, method).map_err(js_error)?;
+        let report = check_npu(&self.case, problem, &contest_files(&self.case, &solution));
+        to_js(&Summary {
+            method: method.name(),
+            recipe: solution.recipe.clone(),
+            p1_peak: solution.p1_peak,
+            spills: solution.plan.spills.len(),
+            extra_movement: solution.extra_movement(),
+            makespan: solution.makespan(),
+            valid: report.valid,
+        })
+    }
+
+    /// Draws level `level`'s time-by-address chart on `canvas`, outlining buffer
+    /// `highlight`, zoomed to `window`; returns its frame.
+    #[wasm_bindgen(js_name = drawLevel)]
+    pub fn draw_level(
+        &self,
+        canvas: HtmlCanvasElement,
+        scale: f64,
+        level: usize,
+        highlight: Option<f64>,
+        window: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let solved = self.solved()?;
+        let level = solved
+            .view
+            .levels
+            .get(level)
+            .ok_or_else(|| JsError::new(&format!("no level {level}")))?;
+        let view = view(scale, highlight.map(|h| h as u64), window)?;
+        let root = canvas_area(canvas)?;
+        let frame =
+            render::level_chart(&root, level, solved.view.steps, &view).map_err(js_error)?;
+        root.present().map_err(js_error)?;
+        to_js(&frame)
+    }
+
+    /// Draws the spill timeline on `canvas`; returns its frame.
+    #[wasm_bindgen(js_name = drawSpills)]
+    pub fn draw_spills(
+        &self,
+        canvas: HtmlCanvasElement,
+        scale: f64,
+        highlight: Option<f64>,
+        window: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let solved = self.solved()?;
+        let view = view(scale, highlight.map(|h| h as u64), window)?;
+        let root = canvas_area(canvas)?;
+        let frame = render::spill_timeline(&root, &solved.view.levels, solved.view.steps, &view)
+            .map_err(js_error)?;
+        root.present().map_err(js_error)?;
+        to_js(&frame)
+    }
+
+    /// Draws the per-pipe Gantt chart on `canvas`, the nodes that touch buffer
+    /// `highlight` outlined; returns its frame.
+    #[wasm_bindgen(js_name = drawGantt)]
+    pub fn draw_gantt(
+        &self,
+        canvas: HtmlCanvasElement,
+        scale: f64,
+        highlight: Option<f64>,
+        window: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let solved = self.solved()?;
+        let view = view(scale, None, window)?;
+        let marked: Vec<bool> = match highlight {
+            Some(h) => solved
+                .node_bufs
+                .iter()
+                .map(|bufs| bufs.contains(&(h as u64)))
+                .collect(),
+            None => Vec::new(),
+        };
+        let root = canvas_area(canvas)?;
+        let frame = render::gantt(&root, &solved.view.nodes, &marked, &view).map_err(js_error)?;
+        root.present().map_err(js_error)?;
+        to_js(&frame)
+    }
+
+    /// Every chart of the solution as one SVG document.
+    pub fn svg(&self) -> Result<String, JsError> {
+        render::npu_svg(&self.solved()?.view, 1100).map_err(|e| JsError::new(&e))
+    }
+
+    /// The solution's view (levels, residencies, spills, timed nodes) as JSON text.
+    pub fn json(&self) -> Result<String, JsError> {
+        serde_json::to_string_pretty(&self.solved()?.view).map_err(js_error)
+    }
+
+    fn solved(&self) -> Result<&Solved, JsError> {
+        self.solved
+            .as_ref()
+            .ok_or_else(|| JsError::new("no solution yet: call solve() first"))
+    }
+
+    /// Re-reads the case when `capacities` differ from its levels'.
+    fn set_capacities(&mut self, capacities: &[f64]) -> Result<(), JsError> {
+        if capacities.len() != self.case.levels.len() {
+            return Err(JsError::new(&format!(
+                "expected {} capacities, one per level, got {}",
+                self.case.levels.len(),
+                capacities.len()
+            )));
+        }
+        let mut levels = self.case.levels.clone();
+        for (level, &c) in levels.iter_mut().zip(capacities) {
+            if !(c.is_finite() && c >= 1.0 && c.fract() == 0.0 && c <= 1e15) {
+                return Err(JsError::new(&format!(
+                    "the capacity of {} must be a whole number of at least 1, not {c}",
+                    level.name
+                )));
+            }
+            level.capacity = c as u64;
+        }
+        if levels != self.case.levels {
+            self.case = read_json(&self.bytes, &self.name, levels).map_err(js_error)?;
+            self.solved = None;
+        }
+        Ok(())
+    }
+}
+
+/// Per schedule position of `solution`: the ids of the buffers its node touches.
+fn node_bufs(case: &Case, solution: &Solution) -> Vec<Vec<u64>> {
+    let n = case.nodes.len();
+    let id = |b: u32| case.buffers[b as usize].id;
+    let plan = &solution.plan;
+    plan.schedule
+        .iter()
+        .map(|&node| match case.nodes.get(node as usize) {
+            Some(Node::Alloc(b) | Node::Free(b)) => vec![id(*b)],
+            Some(Node::Op(op)) => op.bufs.iter().map(|&b| id(b)).collect(),
+            None => plan
+                .spills
+                .get((node as usize - n) / 2)
+                .map(|s| vec![id(s.buffer)])
+                .unwrap_or_default(),
+        })
+        .collect()
+}
