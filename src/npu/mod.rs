@@ -2,6 +2,7 @@
 //! on-chip memory levels (L1, UB, L0A, L0B, L0C). The rules are in
 //! `../shared/docs/npu-scheduling.md`.
 
+mod cache;
 pub mod case;
 mod deps;
 pub mod export;

@@ -58,7 +58,19 @@ pub fn simulate(case: &Case, plan: &NpuPlan) -> Timing {
         }
         users[s.buffer as usize].extend([out, inn]);
     }
-    reuse_edges(case, plan, &mut preds);
+    // residencies starting and ending at each position, for address-reuse waits
+    let mut starts: Vec<Option<usize>> = vec![None; len];
+    let mut ends: Vec<Option<usize>> = vec![None; len];
+    for (r, res) in plan.residencies.iter().enumerate() {
+        starts[res.start as usize] = Some(r);
+        ends[res.end as usize] = Some(r);
+    }
+    let mut ended: Vec<Ended> = (0..case.levels.len()).map(|_| Ended::default()).collect();
+    let span = |r: usize| {
+        let res = &plan.residencies[r];
+        let b = &case.buffers[res.buffer as usize];
+        (b.level, res.offset, res.offset + b.size)
+    };
     let mut pipe: Vec<Option<Pipe>> = Vec::with_capacity(len);
     let mut duration: Vec<u64> = Vec::with_capacity(len);
     for &id in &plan.schedule {
@@ -85,11 +97,15 @@ pub fn simulate(case: &Case, plan: &NpuPlan) -> Timing {
     let mut finish = vec![0u64; len];
     let mut pipe_free = [0u64; Pipe::ALL.len()];
     for p in 0..len {
-        let ready = preds[p]
+        let mut ready = preds[p]
             .iter()
             .map(|&q| finish[q as usize])
             .max()
             .unwrap_or(0);
+        if let Some(r) = starts[p] {
+            let (level, lo, hi) = span(r);
+            ready = ready.max(ended[level].latest(lo, hi));
+        }
         let at = match pipe[p] {
             Some(unit) => ready.max(pipe_free[unit as usize]),
             None => ready,
@@ -98,6 +114,12 @@ pub fn simulate(case: &Case, plan: &NpuPlan) -> Timing {
         finish[p] = at + duration[p];
         if let Some(unit) = pipe[p] {
             pipe_free[unit as usize] = finish[p];
+        }
+        if let Some(r) = ends[p] {
+            let (level, lo, hi) = span(r);
+            if lo < hi {
+                ended[level].raise(lo, hi, finish[p]);
+            }
         }
     }
     let makespan = finish.iter().copied().max().unwrap_or(0);
@@ -109,26 +131,53 @@ pub fn simulate(case: &Case, plan: &NpuPlan) -> Timing {
     }
 }
 
-/// Earlier residency's end -> later residency's start, when they share an address.
-fn reuse_edges(case: &Case, plan: &NpuPlan, preds: &mut [Vec<u32>]) {
-    let mut by_level: Vec<Vec<usize>> = vec![Vec::new(); case.levels.len()];
-    for (r, res) in plan.residencies.iter().enumerate() {
-        by_level[case.buffers[res.buffer as usize].level].push(r);
+/// Per level, the latest finish of an ended residency over each address range:
+/// disjoint `(lo, hi, finish)` segments sorted by `lo`.
+#[derive(Default)]
+struct Ended(Vec<(u64, u64, u64)>);
+
+impl Ended {
+    /// Latest finish over `[lo, hi)`.
+    fn latest(&self, lo: u64, hi: u64) -> u64 {
+        self.0
+            .iter()
+            .filter(|&&(a, b, _)| a < hi && lo < b)
+            .map(|&(_, _, t)| t)
+            .max()
+            .unwrap_or(0)
     }
-    for list in &mut by_level {
-        list.sort_by_key(|&r| plan.residencies[r].start);
-        for (k, &r) in list.iter().enumerate() {
-            let later = &plan.residencies[r];
-            let size = case.buffers[later.buffer as usize].size;
-            for &e in &list[..k] {
-                let earlier = &plan.residencies[e];
-                let esize = case.buffers[earlier.buffer as usize].size;
-                let shares =
-                    earlier.offset < later.offset + size && later.offset < earlier.offset + esize;
-                if shares && earlier.end < later.start {
-                    preds[later.start as usize].push(earlier.end);
-                }
+
+    /// Raises `[lo, hi)` to at least `t`.
+    fn raise(&mut self, lo: u64, hi: u64, t: u64) {
+        let mut out: Vec<(u64, u64, u64)> = Vec::with_capacity(self.0.len() + 2);
+        let mut cursor = lo;
+        for &(a, b, u) in &self.0 {
+            if b <= lo || hi <= a {
+                out.push((a, b, u));
+                continue;
             }
+            if a < lo {
+                out.push((a, lo, u));
+            }
+            if cursor < a {
+                out.push((cursor, a, t));
+            }
+            out.push((a.max(lo), b.min(hi), u.max(t)));
+            if hi < b {
+                out.push((hi, b, u));
+            }
+            cursor = b.min(hi);
         }
+        if cursor < hi {
+            out.push((cursor, hi, t));
+        }
+        out.sort_unstable_by_key(|s| s.0);
+        out.dedup_by(|b, a| {
+            a.1 == b.0 && a.2 == b.2 && {
+                a.1 = b.1;
+                true
+            }
+        });
+        self.0 = out;
     }
 }

@@ -10,6 +10,7 @@
 //! user of that buffer could then run without waiting on a level held elsewhere:
 //! this keeps the one-per-level rule from deadlocking.
 
+use super::cache::Cache;
 use super::case::{Case, Node};
 use super::deps::Deps;
 use crate::error::Error;
@@ -46,6 +47,7 @@ struct State<'a> {
     counted: Vec<bool>,
     single: Vec<bool>,
     order: Vec<u32>,
+    cache: Cache,
 }
 
 /// How the list scheduler ranks available ops.
@@ -57,6 +59,9 @@ pub enum Priority {
     Id,
     /// Ops that do not grow memory first, each group by lowest id.
     NonGrowingFirst,
+    /// Least estimated spill traffic at the levels' capacities (least recently used
+    /// evicted), then least growth, then lowest id.
+    Capacity,
 }
 
 /// A Problem 1 schedule: every node once, in a topological order.
@@ -67,17 +72,22 @@ pub fn min_residency(case: &Case) -> Result<Vec<u32>, Error> {
 pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error> {
     let mut s = State::new(case);
     while !s.ready.is_empty() {
-        let mut ranked: Vec<(i64, u32)> = s
-            .ready
-            .iter()
-            .map(|&o| match priority {
-                Priority::Growth => (s.growth(o), o),
-                Priority::Id => (0, o),
-                Priority::NonGrowingFirst => (i64::from(s.growth(o) > 0), o),
-            })
-            .collect();
-        ranked.sort_unstable();
-        let pick = ranked.into_iter().map(|(_, o)| o).find(|&o| s.l0_ok(o));
+        let pick = match priority {
+            Priority::Id => s.ready.iter().copied().find(|&o| s.l0_ok(o)),
+            _ => {
+                let mut ranked: Vec<(u64, i64, u32)> = s
+                    .ready
+                    .iter()
+                    .map(|&o| match priority {
+                        Priority::Growth | Priority::Id => (0, s.growth(o), o),
+                        Priority::NonGrowingFirst => (0, i64::from(s.growth(o) > 0), o),
+                        Priority::Capacity => (s.load_cost(o), s.growth(o), o),
+                    })
+                    .collect();
+                ranked.sort_unstable();
+                ranked.into_iter().map(|(_, _, o)| o).find(|&o| s.l0_ok(o))
+            }
+        };
         let Some(op) = pick else {
             let stuck = *s.ready.iter().next().unwrap();
             return Err(Error::invalid(format!(
@@ -137,6 +147,7 @@ impl<'a> State<'a> {
             counted: counted_levels(case),
             single: single_levels(case),
             order: Vec::with_capacity(case.nodes.len()),
+            cache: Cache::new(case),
         }
     }
 
@@ -252,6 +263,14 @@ impl<'a> State<'a> {
         false
     }
 
+    /// Estimated spill traffic to make `op`'s buffers resident at the levels' capacities.
+    fn load_cost(&self, op: u32) -> u64 {
+        let Node::Op(o) = &self.case.nodes[op as usize] else {
+            return 0;
+        };
+        self.cache.cost_to_load(self.case, &o.bufs)
+    }
+
     /// Counted bytes `op` allocates minus those it frees.
     fn growth(&self, op: u32) -> i64 {
         let mut g: i64 = 0;
@@ -263,12 +282,9 @@ impl<'a> State<'a> {
         }
         for &s in &self.deps.succ[op as usize] {
             if let Node::Free(b) = self.case.nodes[s as usize] {
-                let unmet = self.deps.pred[s as usize]
-                    .iter()
-                    .filter(|&&p| !self.done[p as usize] && p != op)
-                    .count();
+                // `op` is an undone predecessor of `s`: it frees `b` when it is the last
                 let buf = &self.case.buffers[b as usize];
-                if unmet == 0 && self.counted[buf.level] {
+                if self.remaining[s as usize] == 1 && self.counted[buf.level] {
                     g -= buf.size as i64;
                 }
             }
@@ -279,20 +295,24 @@ impl<'a> State<'a> {
     fn emit(&mut self, n: u32) {
         self.done[n as usize] = true;
         self.order.push(n);
-        match self.case.nodes[n as usize] {
+        match &self.case.nodes[n as usize] {
             Node::Alloc(b) => {
+                let b = *b;
+                self.cache.load(self.case, &[b]);
                 let level = self.case.buffers[b as usize].level;
                 if self.single[level] {
                     self.holder[level] = Some(b);
                 }
             }
             Node::Free(b) => {
+                let b = *b;
+                self.cache.drop(self.case, b);
                 let level = self.case.buffers[b as usize].level;
                 if self.holder[level] == Some(b) {
                     self.holder[level] = None;
                 }
             }
-            Node::Op(_) => {}
+            Node::Op(op) => self.cache.load(self.case, &op.bufs),
         }
         let alloc = self.is_alloc(n);
         self.ready.remove(&n);

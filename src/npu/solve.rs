@@ -88,10 +88,11 @@ pub fn dfs_order(case: &Case) -> Vec<u32> {
     Deps::from_succ(succ).dfs()
 }
 
-const PRIORITIES: [(Priority, &str); 3] = [
+const PRIORITIES: [(Priority, &str); 4] = [
     (Priority::Id, "p1 id"),
     (Priority::Growth, "p1 growth"),
     (Priority::NonGrowingFirst, "p1 non-growing-first"),
+    (Priority::Capacity, "capacity-aware"),
 ];
 
 fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {

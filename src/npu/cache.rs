@@ -1,0 +1,131 @@
+//! A capacity model for scheduling: which buffers of each capacity-bound level are
+//! resident, evicting the least recently used when room is needed. It ignores
+//! addresses (fragmentation) and only estimates what a schedule will spill; the
+//! allocator in `spill.rs` places the real offsets afterwards.
+
+use super::case::Case;
+
+pub struct Cache {
+    capacity: Vec<u64>,
+    used: Vec<u64>,
+    resident: Vec<bool>,
+    last_use: Vec<u64>,
+    clock: u64,
+    /// Resident buffers per level, in no particular order.
+    members: Vec<Vec<u32>>,
+    /// Members of each level, least recently used first; rebuilt after a change.
+    lru: std::cell::RefCell<Vec<Option<Vec<u32>>>>,
+}
+
+impl Cache {
+    pub fn new(case: &Case) -> Cache {
+        Cache {
+            capacity: case.levels.iter().map(|l| l.capacity).collect(),
+            used: vec![0; case.levels.len()],
+            resident: vec![false; case.buffers.len()],
+            last_use: vec![0; case.buffers.len()],
+            clock: 0,
+            members: vec![Vec::new(); case.levels.len()],
+            lru: std::cell::RefCell::new(vec![None; case.levels.len()]),
+        }
+    }
+
+    /// Data a schedule would move to make every buffer of `bufs` resident now.
+    pub fn cost_to_load(&self, case: &Case, bufs: &[u32]) -> u64 {
+        let mut cost = 0;
+        let mut levels: Vec<usize> = bufs
+            .iter()
+            .map(|&b| case.buffers[b as usize].level)
+            .collect();
+        levels.sort_unstable();
+        levels.dedup();
+        for level in levels {
+            let need: u64 = bufs
+                .iter()
+                .filter(|&&b| case.buffers[b as usize].level == level && !self.resident[b as usize])
+                .map(|&b| case.buffers[b as usize].size)
+                .sum();
+            let mut free = self.capacity[level].saturating_sub(self.used[level]);
+            if need <= free {
+                continue;
+            }
+            let mut lru = self.lru.borrow_mut();
+            for &v in self
+                .order(&mut lru, level)
+                .iter()
+                .filter(|v| !bufs.contains(v))
+            {
+                if need <= free {
+                    break;
+                }
+                free += case.buffers[v as usize].size;
+                cost += spill_cost(case, v);
+            }
+        }
+        cost
+    }
+
+    /// Least recently used first, never one of `pinned`.
+    fn victims(&self, level: usize, pinned: &[u32]) -> Vec<u32> {
+        let mut lru = self.lru.borrow_mut();
+        self.order(&mut lru, level)
+            .iter()
+            .copied()
+            .filter(|b| !pinned.contains(b))
+            .collect()
+    }
+
+    /// The members of `level`, least recently used first (cached in `lru`).
+    fn order<'c>(&self, lru: &'c mut [Option<Vec<u32>>], level: usize) -> &'c [u32] {
+        lru[level].get_or_insert_with(|| {
+            let mut v = self.members[level].clone();
+            v.sort_by_key(|&b| (self.last_use[b as usize], b));
+            v
+        })
+    }
+
+    fn changed(&mut self, level: usize) {
+        self.lru.get_mut()[level] = None;
+    }
+
+    /// Makes `bufs` resident (evicting as needed) and marks them used now.
+    pub fn load(&mut self, case: &Case, bufs: &[u32]) {
+        self.clock += 1;
+        for &b in bufs {
+            let buf = &case.buffers[b as usize];
+            if !self.resident[b as usize] {
+                let level = buf.level;
+                let mut victims = self.victims(level, bufs).into_iter();
+                while self.used[level] + buf.size > self.capacity[level] {
+                    let Some(v) = victims.next() else { break };
+                    self.drop(case, v);
+                }
+                self.resident[b as usize] = true;
+                self.used[level] += buf.size;
+                self.members[level].push(b);
+            }
+            self.last_use[b as usize] = self.clock;
+            self.changed(buf.level);
+        }
+    }
+
+    /// Removes `b` (freed or evicted).
+    pub fn drop(&mut self, case: &Case, b: u32) {
+        if std::mem::replace(&mut self.resident[b as usize], false) {
+            let buf = &case.buffers[b as usize];
+            self.used[buf.level] -= buf.size;
+            self.members[buf.level].retain(|&x| x != b);
+            self.changed(buf.level);
+        }
+    }
+}
+
+/// Data moved by one spill of `b`: its size when a COPY_IN loaded it, else twice.
+pub fn spill_cost(case: &Case, b: u32) -> u64 {
+    let buf = &case.buffers[b as usize];
+    if buf.copy_in {
+        buf.size
+    } else {
+        2 * buf.size
+    }
+}
