@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds the browser visualizer: the core as wasm, bound for the web into www/pkg.
+# Builds the browser visualizer: the core as wasm, bound for the web into www/pkg, and
+# the gallery's copies of a few corpus files into www/gallery (when ../shared/corpus
+# is there; the committed examples need nothing).
 #   ./build.sh          build
 #   ./build.sh serve    build, then serve the repo root on 127.0.0.1:${PORT:-8000}
 set -euo pipefail
@@ -23,6 +25,24 @@ cargo build --release --lib --target "$target"
 wasm-bindgen --target web --out-dir www/pkg \
     "target/$target/release/memplan.wasm"
 echo "built www/pkg ($(du -h www/pkg/memplan_bg.wasm | cut -f1) wasm)"
+
+corpus=${CORPUS:-../shared/corpus}
+gallery=(
+    npu/FlashAttention_Case0.json
+    graphs/light_squeezenet.json
+    minimalloc/A.1048576.csv
+)
+mkdir -p www/gallery
+copied=0
+for file in "${gallery[@]}"; do
+    if [[ -f "$corpus/$file" ]]; then
+        cp "$corpus/$file" www/gallery/
+        copied=$((copied + 1))
+    else
+        echo "note: $corpus/$file not found; the gallery will say so when it is chosen"
+    fi
+done
+echo "gallery: $copied of ${#gallery[@]} corpus files copied into www/gallery"
 
 if [[ "${1:-}" == "serve" ]]; then
     exec node www/serve.mjs "${PORT:-8000}"

@@ -1,141 +1,187 @@
-// The page: loads a graph into a wasm session, plans it and draws the charts.
+// The page: loads a graph or an NPU case into a wasm session, plans it, draws the
+// charts, and keeps the view in the URL.
 
 import * as ui from './ui.js';
-import { dataAt, drawCharts, liveAt, tensorAt } from './render.js';
+import * as graph from './graph.js';
+import * as npu from './npu.js';
+import * as charts from './charts.js';
+import { FIRST, GALLERY, example } from './gallery.js';
+import { readView, viewUrl } from './share.js';
 
 const $ = (id) => document.getElementById(id);
+const galleryBox = $('gallery');
 const strategySelect = $('strategy');
+const compareSelect = $('compare');
 const alignInput = $('align');
 const strategyAbout = $('strategy-about');
+const problemSelect = $('problem');
+const methodSelect = $('method');
+const npuCompareSelect = $('npu-compare');
+const capacityBox = $('capacities');
 const fileInput = $('file');
-const downloadButton = $('download-svg');
+const svgButton = $('download-svg');
+const jsonButton = $('download-json');
+const shareButton = $('share');
+const shareBox = $('share-box');
+const shareLink = $('share-link');
+const shareNote = $('share-note');
+const resetButton = $('reset-zoom');
 const errorBox = $('error');
+const graphKind = $('graph-kind');
 const graphName = $('graph-name');
 const graphSource = $('graph-source');
-const timeCanvas = $('time-address');
-const timeWrap = $('time-address-wrap');
-const liveCanvas = $('live-bytes');
-const liveWrap = $('live-bytes-wrap');
-const liveTooltip = $('live-tooltip');
-const tooltip = $('tooltip');
-const selection = $('selection');
 const dropZone = $('drop');
-const summary = {
-  tensors: $('sum-tensors'),
-  naive: $('sum-naive'),
-  lowerBound: $('sum-lower-bound'),
-  peak: $('sum-peak'),
-  ratio: $('sum-ratio'),
-  pools: $('sum-pools'),
-  valid: $('sum-valid'),
-  violations: $('violations'),
+const modeParts = {
+  graph: [$('graph-options'), $('graph-summary'), $('graph-view')],
+  npu: [$('npu-options'), $('npu-summary'), $('npu-view')],
 };
 
-const EXAMPLE = 'examples/transformer_layer.json';
 const DEFAULT_STRATEGY = 'greedy-size';
-const FORMATS_HINT = 'memplan reads its own JSON graphs, corpus JSON graphs and MiniMalloc CSV (id,lower,upper,size).';
+const FORMATS_HINT = 'memplan reads its own JSON graphs, corpus JSON graphs, MiniMalloc CSV (id,lower,upper,size) and NPU cases (contest JSON with Nodes and Edges).';
 
 let wasm = null;
-const state = { session: null, info: null, report: null, frames: null, selected: null, strategies: [] };
+const state = {
+  mode: 'graph', session: null, info: null, report: null, compare: null, selected: null,
+  origin: null, strategies: [],
+};
 
-/** Replaces the session with one read from `bytes`; on failure keeps the old one. */
-function load(bytes, name, source) {
-  let session;
+/** Shows the controls, numbers and charts of `mode` (graph or npu) only. */
+function setMode(mode) {
+  state.mode = mode;
+  for (const [name, parts] of Object.entries(modeParts)) {
+    for (const part of parts) part.hidden = name !== mode;
+  }
+  graphKind.textContent = mode === 'npu' ? 'NPU case' : 'graph';
+}
+
+/** A new session for `bytes`: an NPU case or a graph. Throws the reader's error. */
+function openSession(bytes, name) {
+  if (wasm.isNpuCase(bytes)) return { mode: 'npu', session: new wasm.NpuSession(bytes, name) };
+  return { mode: 'graph', session: new wasm.Session(bytes, name) };
+}
+
+/** Replaces the session with one read from `bytes`, applying `options` (from a link); on failure keeps the old one. */
+function load(bytes, name, origin, options = {}) {
+  let opened;
   try {
-    session = new wasm.Session(bytes, name);
+    opened = openSession(bytes, name);
   } catch (e) {
     const cycle = /cycle/.test(e.message);
     ui.showError(errorBox, `Could not open ${name}`, e.message, cycle ? 'Every op must come after the ops that produce its inputs.' : FORMATS_HINT);
     return false;
   }
   state.session?.free();
-  Object.assign(state, { session, info: session.info(), selected: null, report: null });
+  Object.assign(state, { ...opened, info: opened.session.info(), selected: null, report: null, compare: null, origin });
+  charts.setWindows(null);
+  applyOptions(options);
+  setMode(state.mode);
+  if (state.mode === 'npu') npu.setupCase(state, options.caps);
+  else graph.registerCharts(state, wasm.formatSize);
   graphName.textContent = state.info.name;
-  graphSource.textContent = source;
+  graphSource.textContent = origin.label;
+  markExample(origin.example ?? null);
   ui.clearError(errorBox);
-  replan();
+  const selected = options.select === undefined ? null : Number(options.select);
+  replan(selected);
   return true;
 }
 
-/** Plans the session with the chosen strategy and alignment and redraws. */
-function replan() {
+/** Sets the option controls to what a link asks for, where it names something known. */
+function applyOptions(options) {
+  const set = (select, value) => {
+    if (value !== undefined && [...select.options].some((o) => o.value === value)) select.value = value;
+  };
+  set(strategySelect, options.strategy);
+  set(compareSelect, options.compare);
+  set(problemSelect, options.problem);
+  set(methodSelect, options.method);
+  set(npuCompareSelect, options.compare);
+  if (options.align !== undefined) alignInput.value = options.align;
+  showStrategyAbout();
+}
+
+/** Plans (or solves) with the current options, then redraws; keeps `selected` if it still exists. */
+function replan(selected = state.selected) {
   if (!state.session) return;
   try {
-    state.report = state.session.plan(strategySelect.value, alignInput.value);
+    state.selected = selected;
+    if (state.mode === 'npu') npu.solve(state);
+    else graph.plan(state, strategySelect.value, alignInput.value, compareSelect.value, wasm.formatSize);
   } catch (e) {
-    alignInput.setAttribute('aria-invalid', 'true');
-    ui.showError(errorBox, 'Could not plan with these options', e.message);
+    if (state.mode === 'graph') alignInput.setAttribute('aria-invalid', 'true');
+    const what = state.mode === 'npu' ? 'Could not solve with these options' : 'Could not plan with these options';
+    ui.showError(errorBox, what, e.message);
     return;
   }
   alignInput.removeAttribute('aria-invalid');
   ui.clearError(errorBox);
-  ui.showSummary(summary, state.report, state.info, wasm.formatSize);
-  showSelection();
   draw();
+  remember();
 }
 
-/** Redraws both charts at the canvases' current size. */
+/** Draws every chart; a drawing error is shown, not thrown. */
 function draw() {
   if (!state.report) return;
-  state.frames = drawCharts(state.session, timeCanvas, liveCanvas, state.selected);
-}
-
-/** The placed tensor with id `id` in the current plan. */
-function placed(id) {
-  return state.report?.plan.tensors.find((t) => t.id === id) ?? null;
-}
-
-/** Shows the selected tensor's details under the chart. */
-function showSelection() {
-  const t = state.selected === null ? null : placed(state.selected);
-  selection.hidden = t === null;
-  if (t) selection.replaceChildren(...ui.tensorDetails(t, state.info, wasm.formatSize));
-}
-
-/** The tensor under a pointer event on the time-by-address chart. */
-function hit(event) {
-  if (!state.frames) return null;
-  const box = timeCanvas.getBoundingClientRect();
-  return tensorAt(state.frames.time, state.report.plan.tensors, event.clientX - box.left, event.clientY - box.top);
-}
-
-function onHover(event) {
-  const t = hit(event);
-  if (!t) {
-    tooltip.hidden = true;
-    return;
+  try {
+    charts.drawAll();
+  } catch (e) {
+    ui.showError(errorBox, 'Could not draw the charts', e.message);
   }
-  tooltip.replaceChildren(...ui.tensorDetails(t, state.info, wasm.formatSize));
-  tooltip.hidden = false;
-  const box = timeWrap.getBoundingClientRect();
-  ui.placeTooltip(tooltip, timeWrap, event.clientX - box.left, event.clientY - box.top);
 }
 
-function onLiveHover(event) {
-  const box = liveCanvas.getBoundingClientRect();
-  const at = state.frames && dataAt(state.frames.live, event.clientX - box.left, event.clientY - box.top);
-  const step = at ? Math.floor(at.step) : -1;
-  if (step < 0 || step >= state.report.plan.steps) {
-    liveTooltip.hidden = true;
-    return;
-  }
-  const bytes = liveAt(state.report.profile, step);
-  liveTooltip.replaceChildren(...ui.stepDetails(step, bytes, state.report.plan.lower_bound, wasm.formatSize));
-  liveTooltip.hidden = false;
-  const wrap = liveWrap.getBoundingClientRect();
-  ui.placeTooltip(liveTooltip, liveWrap, event.clientX - wrap.left, event.clientY - wrap.top);
-}
-
-/** Selects tensor `id` (null for none): outlines it and shows its details. */
+/** Selects tensor or buffer `id` (null for none) in every chart. */
 function select(id) {
   state.selected = id;
-  showSelection();
-  draw();
+  if (state.mode === 'npu') npu.showSelection(state);
+  else graph.showSelection(state, wasm.formatSize);
+  charts.redraw();
+  remember();
 }
 
-function onClick(event) {
-  const t = hit(event);
-  select(t && t.id !== state.selected ? t.id : null);
+/** The view as a link can carry it. */
+function currentView() {
+  const view = { ...state.origin?.link };
+  if (state.mode === 'npu') {
+    Object.assign(view, { problem: problemSelect.value, method: methodSelect.value, compare: npuCompareSelect.value });
+    const caps = {};
+    for (const [k, level] of state.info.levels.entries()) {
+      const input = capacityBox.querySelectorAll('input')[k];
+      if (input && input.value.trim() !== `${level.capacity}`) caps[level.name] = input.value.trim();
+    }
+    if (Object.keys(caps).length) view.caps = caps;
+  } else {
+    Object.assign(view, { strategy: strategySelect.value, compare: compareSelect.value });
+    if (alignInput.value.trim() !== '1') view.align = alignInput.value.trim();
+  }
+  if (state.selected !== null) view.select = state.selected;
+  return view;
+}
+
+/** Keeps the address bar on the current view, so that reloading or copying it reopens it. */
+function remember() {
+  if (!state.origin?.link) return;
+  history.replaceState(null, '', viewUrl(location.href, currentView()));
+  if (!shareBox.hidden) showShare();
+}
+
+/** Shows the link to the current view, selected for copying, and copies it where allowed. */
+function showShare() {
+  shareLink.value = viewUrl(location.href, currentView());
+  shareNote.textContent = state.origin?.link
+    ? 'The link opens this file with these options and this selection.'
+    : 'This file was opened from your computer: the link keeps the options but opens the default example.';
+  shareBox.hidden = false;
+}
+
+async function onShare() {
+  showShare();
+  shareLink.select();
+  try {
+    await navigator.clipboard.writeText(shareLink.value);
+    shareNote.textContent = `Copied. ${shareNote.textContent}`;
+  } catch {
+    // copying needs a permission some browsers withhold; the link is selected instead
+  }
 }
 
 /** Reads a dropped or picked file into a new session. */
@@ -144,7 +190,7 @@ async function openFile(file) {
   document.body.dataset.busy = 'true';
   try {
     const bytes = new Uint8Array(await file.arrayBuffer());
-    load(bytes, file.name, 'opened from this computer');
+    load(bytes, file.name, { label: 'opened from this computer', link: null });
   } catch (e) {
     ui.showError(errorBox, `Could not read ${file.name}`, e.message);
   } finally {
@@ -152,26 +198,71 @@ async function openFile(file) {
   }
 }
 
-/** Fetches a graph from `url` (relative to the page) and loads it. */
-async function openUrl(url, source) {
+/** Fetches `url` (relative to the page) and loads it as `origin`; explains a failure in words. */
+async function openUrl(url, origin, options = {}) {
   const name = decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || 'graph');
+  document.body.dataset.busy = 'true';
   try {
     const response = await fetch(url);
     if (!response.ok) throw new Error(`the server answered ${response.status} ${response.statusText}`.trim());
-    load(new Uint8Array(await response.arrayBuffer()), name, source ?? url);
+    load(new Uint8Array(await response.arrayBuffer()), name, origin, options);
   } catch (e) {
-    ui.showError(errorBox, `Could not fetch ${url}`, e.message);
+    const entry = origin.example ? example(origin.example) : null;
+    if (entry) {
+      ui.showError(errorBox, `Could not load the example “${entry.title}”`, `${entry.url}: ${e.message}`,
+        'Gallery copies of corpus files are made by ./build.sh when ../shared/corpus is present; the committed examples always work.');
+    } else {
+      ui.showError(errorBox, `Could not fetch ${url}`, e.message);
+    }
+  } finally {
+    delete document.body.dataset.busy;
   }
 }
 
-function downloadSvg() {
+/** Opens gallery entry `id` with `options`. */
+function openExample(id, options = {}) {
+  const entry = example(id);
+  if (!entry) {
+    ui.showError(errorBox, 'No such example', `there is no example called “${id}”`, `The gallery has: ${GALLERY.map((e) => e.id).join(', ')}.`);
+    return Promise.resolve();
+  }
+  return openUrl(entry.url, { label: entry.url, example: id, link: { example: id } }, options);
+}
+
+/** Marks the gallery button of example `id` as the one on show. */
+function markExample(id) {
+  for (const button of galleryBox.querySelectorAll('button')) {
+    button.setAttribute('aria-pressed', `${button.dataset.example === id}`);
+  }
+}
+
+/** Offers `text` of `type` as a download named after the graph and the option shown. */
+function offer(text, type, ext) {
+  const option = state.mode === 'npu' ? `p${problemSelect.value}-${methodSelect.value}` : strategySelect.value;
+  ui.download(new Blob([text], { type }), `${ui.fileName(state.info.name)}-${option}.${ext}`);
+}
+
+/** Runs an export, showing its error in the page. */
+function exporting(what, run) {
   if (!state.report) return;
-  const blob = new Blob([state.session.svg()], { type: 'image/svg+xml' });
-  const link = document.createElement('a');
-  link.href = URL.createObjectURL(blob);
-  link.download = `${state.info.name}-${state.report.plan.strategy}.svg`;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  try {
+    run();
+  } catch (e) {
+    ui.showError(errorBox, `Could not export ${what}`, e.message);
+  }
+}
+
+/** Downloads the canvas `id` as a PNG at its device resolution. */
+function downloadPng(id) {
+  const canvas = $(id);
+  if (!canvas || !state.report) return;
+  canvas.toBlob((blob) => {
+    if (!blob) {
+      ui.showError(errorBox, 'Could not export the PNG', 'the browser could not encode the chart');
+      return;
+    }
+    ui.download(blob, `${ui.fileName(state.info.name)}-${id}.png`);
+  }, 'image/png');
 }
 
 function wireDrop() {
@@ -197,7 +288,16 @@ function showStrategyAbout() {
   strategyAbout.textContent = s ? s.about : '';
 }
 
-/** Loads the wasm module, wires the controls and opens the first graph. */
+/** Re-solves a short while after the last keystroke in a capacity input. */
+function debounced(run, ms) {
+  let timer = null;
+  return () => {
+    clearTimeout(timer);
+    timer = setTimeout(run, ms);
+  };
+}
+
+/** Loads the wasm module, wires the controls and opens what the URL asks for (or the first example). */
 async function setup() {
   try {
     wasm = await import('./pkg/memplan.js');
@@ -209,34 +309,45 @@ async function setup() {
   }
   state.strategies = wasm.strategies();
   ui.fillStrategies(strategySelect, state.strategies, DEFAULT_STRATEGY);
+  compareSelect.replaceChildren(new Option('none', ''), ...state.strategies.map(({ name }) => new Option(name, name)));
+  galleryBox.replaceChildren(...ui.galleryButtons(GALLERY));
   showStrategyAbout();
-  strategySelect.addEventListener('change', () => {
-    showStrategyAbout();
-    replan();
+  charts.configure({ select, highlight: () => state.selected, changed: () => {}, draw });
+  charts.wireDragging();
+
+  strategySelect.addEventListener('change', () => { showStrategyAbout(); replan(); });
+  compareSelect.addEventListener('change', () => replan());
+  alignInput.addEventListener('input', () => replan());
+  for (const control of [problemSelect, methodSelect, npuCompareSelect]) control.addEventListener('change', () => replan());
+  capacityBox.addEventListener('input', debounced(() => replan(), 250));
+  galleryBox.addEventListener('click', (e) => {
+    const button = e.target.closest('button[data-example]');
+    if (button) openExample(button.dataset.example);
   });
-  alignInput.addEventListener('input', replan);
   fileInput.addEventListener('change', async () => {
     await openFile(fileInput.files[0]);
     fileInput.value = '';
   });
-  downloadButton.addEventListener('click', downloadSvg);
-  timeCanvas.addEventListener('mousemove', onHover);
-  timeCanvas.addEventListener('mouseleave', () => { tooltip.hidden = true; });
-  timeCanvas.addEventListener('click', onClick);
-  liveCanvas.addEventListener('mousemove', onLiveHover);
-  liveCanvas.addEventListener('mouseleave', () => { liveTooltip.hidden = true; });
+  svgButton.addEventListener('click', () => exporting('the SVG', () => offer(state.session.svg(), 'image/svg+xml', 'svg')));
+  jsonButton.addEventListener('click', () => exporting('the plan', () => offer(state.session.json(), 'application/json', 'json')));
+  shareButton.addEventListener('click', onShare);
+  resetButton.addEventListener('click', charts.resetZoom);
+  document.addEventListener('click', (e) => {
+    const button = e.target.closest('button.png');
+    if (button) downloadPng(button.dataset.canvas);
+  });
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && state.selected !== null) select(null);
   });
   wireDrop();
-  let pending = false;
-  new ResizeObserver(() => {
-    if (pending) return;
-    pending = true;
-    requestAnimationFrame(() => { pending = false; draw(); });
-  }).observe(timeWrap);
-  const src = new URLSearchParams(location.search).get('src');
-  await (src ? openUrl(src) : openUrl(EXAMPLE, 'example'));
+  new ResizeObserver(() => charts.redraw()).observe(document.querySelector('main'));
+
+  const options = readView(location.search);
+  if (options.src) {
+    await openUrl(options.src, { label: options.src, link: { src: options.src } }, options);
+  } else {
+    await openExample(options.example ?? FIRST, options);
+  }
   document.body.dataset.ready = 'true';
 }
 

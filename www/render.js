@@ -1,4 +1,4 @@
-// Canvas sizing and pointer hit tests for the charts drawn by the wasm session.
+// Canvas sizing and pointer hit tests for the charts drawn by the wasm sessions.
 
 /** Sizes `canvas`'s backing store to its CSS box times the device pixel ratio; returns the ratio. */
 export function fitCanvas(canvas) {
@@ -11,13 +11,6 @@ export function fitCanvas(canvas) {
   return scale;
 }
 
-/** Draws both charts of the session's last plan; returns their frames. */
-export function drawCharts(session, timeCanvas, liveCanvas, highlight) {
-  const time = session.drawTimeAddress(timeCanvas, fitCanvas(timeCanvas), highlight ?? undefined);
-  const live = session.drawLiveBytes(liveCanvas, fitCanvas(liveCanvas));
-  return { time, live };
-}
-
 /** The data point (step, bytes) under CSS pixel (x, y) of a chart, or null outside its plot. */
 export function dataAt(frame, x, y) {
   const fx = (x - frame.left) / frame.width;
@@ -27,6 +20,13 @@ export function dataAt(frame, x, y) {
     step: frame.x_min + fx * (frame.x_max - frame.x_min),
     bytes: frame.y_min + fy * (frame.y_max - frame.y_min),
   };
+}
+
+/** Where CSS pixel (x, y) falls in the plot as fractions (u across, v up), or null outside it. */
+export function plotFraction(frame, x, y) {
+  const u = (x - frame.left) / frame.width;
+  const v = (frame.top + frame.height - y) / frame.height;
+  return u >= 0 && u <= 1 && v >= 0 && v <= 1 ? { u, v } : null;
 }
 
 /** The placed tensor drawn under CSS pixel (x, y) of the time-by-address chart, or null. */
@@ -49,4 +49,40 @@ export function liveAt(profile, step) {
     bytes = b;
   }
   return bytes;
+}
+
+/** The residency of an NPU level chart under CSS pixel (x, y), or null. */
+export function residencyAt(frame, residencies, x, y) {
+  return tensorAt(frame, residencies, x, y);
+}
+
+/** The spill bar of the timeline under CSS pixel (x, y): `{level, spill}` indices, or null. */
+export function spillAt(frame, layout, levels, x, y) {
+  const at = dataAt(frame, x, y);
+  if (at === null) return null;
+  const row = Math.floor(frame.y_max - at.bytes);
+  for (const r of layout.spills) {
+    const s = levels[r.level].spills[r.spill];
+    const [left, right] = away(s.out_step, s.in_step);
+    if (r.row === row && at.step >= left && at.step < right) return r;
+  }
+  return null;
+}
+
+/** The steps a spilled buffer is away from its level, as the timeline draws them. */
+export function away(outStep, inStep) {
+  const left = outStep + 1;
+  return inStep > left ? [left, inStep] : [left - 0.5, left + 0.5];
+}
+
+/** The pipe lanes of the Gantt chart, top to bottom. */
+export const PIPES = ['MTE1', 'MTE2', 'MTE3', 'FIXP', 'CUBE', 'VECTOR'];
+
+/** The schedule position of the node drawn under CSS pixel (x, y) of the Gantt chart, or null. */
+export function nodeAt(frame, nodes, x, y) {
+  const at = dataAt(frame, x, y);
+  if (at === null) return null;
+  const pipe = PIPES[Math.floor(frame.y_max - at.bytes)];
+  const k = nodes.findIndex((n) => n.pipe === pipe && n.start !== null && at.step >= n.start && at.step < n.end);
+  return k < 0 ? null : k;
 }

@@ -117,3 +117,207 @@ function listOps(info, ks) {
 function capitalise(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/** `n` with thousands separators. */
+export function count(n) {
+  return Number(n).toLocaleString('en-US');
+}
+
+/** A `<dl>` of [key, value] rows, every value as text. */
+function detailList(rows) {
+  const list = document.createElement('dl');
+  list.className = 'details';
+  for (const [key, value] of rows) {
+    const dt = document.createElement('dt');
+    dt.textContent = key;
+    const dd = document.createElement('dd');
+    dd.textContent = value;
+    list.append(dt, dd);
+  }
+  return list;
+}
+
+/** A bold first line. */
+function title(text) {
+  const name = document.createElement('div');
+  name.className = 'name';
+  name.textContent = text;
+  return name;
+}
+
+/** A muted line of text. */
+export function note(text) {
+  const p = document.createElement('p');
+  p.className = 'muted note';
+  p.textContent = text;
+  return p;
+}
+
+/** Writes an NPU solution's numbers (and the checker's verdict) into the summary cards. */
+export function showNpuSummary(out, report, info, millis) {
+  const v = report.view;
+  out.nodes.textContent = count(info.nodes);
+  out.nodes.title = `${count(info.nodes)} nodes, ${count(info.buffers)} buffers, ${count(v.steps)} schedule steps with spills`;
+  out.peak.textContent = count(v.p1_peak);
+  out.spills.textContent = v.problem === 1 ? '–' : count(v.spills);
+  out.movement.textContent = v.problem === 1 ? '–' : count(v.extra_movement);
+  out.makespan.textContent = v.makespan === null ? '–' : count(v.makespan);
+  out.time.textContent = millis < 1000 ? `${Math.max(1, Math.round(millis))} ms` : `${(millis / 1000).toFixed(2)} s`;
+  out.time.title = v.recipe;
+  out.valid.textContent = report.valid ? 'valid' : `${report.violation_count} violations`;
+  out.valid.className = report.valid ? 'valid' : 'invalid';
+  out.valid.title = 'the independent NPU checker on the contest files of this solution';
+  out.violations.replaceChildren(...report.violations.map((text) => {
+    const li = document.createElement('li');
+    li.textContent = text;
+    return li;
+  }));
+  out.violations.hidden = report.valid;
+}
+
+/** A labelled number input for the capacity of `level`. */
+export function capacityInput(level, value) {
+  const label = document.createElement('label');
+  label.className = 'field capacity';
+  const name = document.createElement('span');
+  name.textContent = level.name;
+  const input = document.createElement('input');
+  input.type = 'text';
+  input.inputMode = 'numeric';
+  input.name = level.name;
+  input.id = `cap-${level.name}`;
+  input.value = `${value}`;
+  input.autocomplete = 'off';
+  input.title = `${level.name}: ${level.buffers} buffers; the contest's capacity is ${level.capacity}`;
+  label.append(name, input);
+  return label;
+}
+
+/** A panel with a canvas for the time-by-address chart of level `level` (index `k`). */
+export function levelPanel(level, k) {
+  const panel = document.createElement('section');
+  panel.className = 'panel';
+  const head = document.createElement('div');
+  head.className = 'panel-head';
+  const h2 = document.createElement('h2');
+  h2.textContent = `${level.name} · time × address`;
+  const about = document.createElement('p');
+  about.className = 'muted';
+  about.textContent = `${level.buffers} buffers; a box per stay, red edges where a buffer spills out and back in.`;
+  const png = document.createElement('button');
+  png.type = 'button';
+  png.className = 'button secondary small png';
+  png.dataset.canvas = `level-${k}`;
+  png.textContent = 'PNG';
+  head.append(h2, about, png);
+  const wrap = document.createElement('div');
+  wrap.className = 'chart medium';
+  const canvas = document.createElement('canvas');
+  canvas.id = `level-${k}`;
+  canvas.tabIndex = 0;
+  canvas.setAttribute('aria-label', `${level.name} time by address chart`);
+  const tip = document.createElement('div');
+  tip.className = 'tooltip';
+  tip.hidden = true;
+  wrap.append(canvas, tip);
+  panel.append(head, wrap);
+  return { panel, canvas, wrap, tip };
+}
+
+/** Describes one stay of an NPU buffer in a level. */
+export function residencyDetails(r, levelName) {
+  return [title(`buffer ${r.buffer}`), detailList([
+    ['level', levelName],
+    ['size', count(r.size)],
+    ['steps', `${r.start}–${r.end}`],
+    ['offset', `${count(r.offset)} – ${count(r.offset + r.size)}`],
+  ])];
+}
+
+/** Describes spill `k` of `level`. */
+export function spillDetails(level, k) {
+  const s = level.spills[k];
+  return [title(`buffer ${s.buffer} spills`), detailList([
+    ['level', level.name],
+    ['out at step', `${s.out_step}`],
+    ['back at step', `${s.in_step}`],
+    ['moved', count(s.bytes)],
+    ['new offset', count(s.new_offset)],
+  ])];
+}
+
+/** Describes the node at schedule position `p`. */
+export function nodeDetails(n, p, bufs) {
+  return [title(n.op), detailList([
+    ['node', `${n.id} (step ${p})`],
+    ['pipe', n.pipe ?? 'none'],
+    ['cycles', `${count(n.start)} – ${count(n.end)}`],
+    ['buffers', bufs.length ? bufs.join(', ') : 'none'],
+  ])];
+}
+
+/** Describes NPU buffer `id` over the whole solution: its stays, spills and nodes. */
+export function bufferDetails(id, view, nodes) {
+  const level = view.levels.find((l) => l.residencies.some((r) => r.buffer === id));
+  const stays = level.residencies.filter((r) => r.buffer === id);
+  const spills = level.spills.filter((s) => s.buffer === id);
+  return [title(`buffer ${id}`), detailList([
+    ['level', level.name],
+    ['size', count(stays[0].size)],
+    ['stays', stays.map((r) => `steps ${r.start}–${r.end} at ${count(r.offset)}`).join('; ')],
+    ['spills', spills.length ? spills.map((s) => `out ${s.out_step}, in ${s.in_step}, ${count(s.bytes)} moved`).join('; ') : 'none'],
+    ['nodes', `${nodes}`],
+  ])];
+}
+
+/** The head of one side of a comparison: a name and its numbers. */
+export function compareHead(name, rows) {
+  const head = document.createElement('div');
+  head.className = 'compare-head';
+  const h3 = document.createElement('h3');
+  h3.textContent = name;
+  const list = document.createElement('dl');
+  for (const [key, value] of rows) {
+    const item = document.createElement('div');
+    const dt = document.createElement('dt');
+    dt.textContent = key;
+    const dd = document.createElement('dd');
+    dd.textContent = value;
+    item.append(dt, dd);
+    list.append(item);
+  }
+  head.append(h3, list);
+  return head;
+}
+
+/** A gallery button for each entry. */
+export function galleryButtons(entries) {
+  return entries.map((entry) => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'example';
+    button.dataset.example = entry.id;
+    const name = document.createElement('strong');
+    name.textContent = entry.title;
+    const kind = document.createElement('span');
+    kind.textContent = entry.about;
+    button.append(name, kind);
+    return button;
+  });
+}
+
+/** Offers `blob` as a download called `name`. */
+export function download(blob, name) {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+/** `name` safe as a file name. */
+export function fileName(name) {
+  return name.replace(/[^\w.-]+/g, '_').slice(0, 80) || 'plan';
+}

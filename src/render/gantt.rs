@@ -2,7 +2,10 @@
 //! its start to its finish cycle, coloured by op, with a legend of ops on top.
 
 use super::levels::SPILL;
-use super::{axes, clip, frame, legend, row_label, Extent, Frame, View, YAxis, GRID, INK, PALETTE};
+use super::{
+    axes, clip, frame, legend, legend_layout, row_label, Extent, Frame, View, YAxis, GRID, INK,
+    PALETTE,
+};
 use crate::npu::case::Pipe;
 use crate::npu::export::NodeView;
 use plotters::coord::Shift;
@@ -44,7 +47,10 @@ pub fn gantt<DB: DrawingBackend>(
     view: &View,
 ) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
     let colours = op_colours(nodes);
-    let (top, body) = area.split_vertically(view.px(24.0));
+    // the y labels take 64 px and the margin 10: the legend starts over the plot
+    let left = view.px(74.0) as i32;
+    let (at, height) = legend_layout(area, &colours, left, view)?;
+    let (top, body) = area.split_vertically(height);
     let makespan = nodes.iter().filter_map(|n| n.end).max().unwrap_or(0);
     let rows = Pipe::ALL.len() as f64;
     let extent = Extent {
@@ -54,8 +60,7 @@ pub fn gantt<DB: DrawingBackend>(
         y: YAxis::Rows,
     };
     let (chart, unit) = axes(&body, extent, view)?;
-    let left = chart.backend_coord(&(chart.x_range().start, 0.0)).0 - area.get_base_pixel().0;
-    legend(&top, &colours, left, view)?;
+    legend(&top, &colours, &at, view)?;
     let plot = chart.plotting_area();
     let x = chart.x_range();
     for (k, pipe) in Pipe::ALL.iter().enumerate() {

@@ -57,13 +57,14 @@ pub fn live_bytes<DB: DrawingBackend>(
 
 /// The part of the step function with corners `points` between `x0` and `x1`.
 fn within(points: &[(u32, u64)], x0: f64, x1: f64) -> Vec<(f64, u64)> {
-    let at = |x: f64| {
+    let upto = |x: f64, inclusive: bool| {
         points
             .iter()
-            .take_while(|&&(s, _)| f64::from(s) <= x)
+            .take_while(|&&(s, _)| f64::from(s) < x || (inclusive && f64::from(s) == x))
             .last()
             .map_or(0, |&(_, b)| b)
     };
+    let at = |x: f64| upto(x, true);
     let mut out = vec![(x0, at(x0))];
     out.extend(
         points
@@ -71,7 +72,11 @@ fn within(points: &[(u32, u64)], x0: f64, x1: f64) -> Vec<(f64, u64)> {
             .filter(|&&(s, _)| f64::from(s) > x0 && f64::from(s) < x1)
             .map(|&(s, b)| (f64::from(s), b)),
     );
-    out.push((x1, at(x1)));
+    let before = upto(x1, false);
+    out.push((x1, before));
+    if at(x1) != before {
+        out.push((x1, at(x1)));
+    }
     out
 }
 
@@ -106,6 +111,11 @@ mod tests {
         assert_eq!(
             within(&points, 2.0, 3.5),
             vec![(2.0, 5), (3.0, 5), (3.0, 2), (3.5, 2)]
+        );
+        // a change right at the end is a vertical edge, not a slope
+        assert_eq!(
+            within(&points, 3.5, 4.0),
+            vec![(3.5, 2), (4.0, 2), (4.0, 0)]
         );
     }
 

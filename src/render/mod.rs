@@ -15,7 +15,7 @@ mod time_address;
 pub use gantt::gantt;
 pub use levels::{level_chart, npu_svg};
 pub use live_bytes::live_bytes;
-pub use spills::{spill_rows, spill_timeline, Lane, SpillLayout, SpillRow};
+pub use spills::{away, spill_rows, spill_timeline, Lane, SpillLayout, SpillRow};
 pub use time_address::time_address;
 
 use crate::plan::Plan;
@@ -438,32 +438,58 @@ fn row_label<DB: DrawingBackend>(
     area.draw(&Text::new(text.to_string(), pos, font))
 }
 
-/// A row of colour swatches and names along the top of `area`, from the left; as
-/// many as fit.
-fn legend<DB: DrawingBackend>(
+/// The swatches of a legend laid out in lines `width` pixels wide from `left`:
+/// each item's top-left corner, and the height of all the lines.
+fn legend_layout<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     items: &[(String, RGBColor)],
     left: i32,
     view: &View,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+) -> Result<(Vec<(i32, i32)>, u32), DrawingAreaErrorKind<DB::ErrorType>> {
     let font = view.font(11.5);
     let (width, _) = area.dim_in_pixel();
-    let (sw, gap) = (view.px(10.0) as i32, view.px(14.0) as i32);
+    let (sw, gap, line) = (
+        view.px(10.0) as i32,
+        view.px(14.0) as i32,
+        view.px(18.0) as i32,
+    );
     let top = view.px(6.0) as i32;
-    let mut x = left;
-    for (name, colour) in items {
-        let (tw, th) = area.estimate_text_size(name, &font)?;
-        if x + sw + 4 + tw as i32 > width as i32 {
-            break;
+    let (mut x, mut y, mut at) = (left, top, Vec::new());
+    for (name, _) in items {
+        let (tw, _) = area.estimate_text_size(name, &font)?;
+        let w = sw + view.px(5.0) as i32 + tw as i32;
+        if x > left && x + w > width as i32 {
+            x = left;
+            y += line;
         }
-        let y = top + (th as i32 - sw) / 2;
-        area.draw(&Rectangle::new([(x, y), (x + sw, y + sw)], colour.filled()))?;
+        at.push((x, y));
+        x += w + gap;
+    }
+    Ok((at, (y + line) as u32))
+}
+
+/// A legend of colour swatches and names along the top of `area`, from `left`,
+/// wrapped into as many lines as it needs (see [`legend_layout`]).
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    items: &[(String, RGBColor)],
+    at: &[(i32, i32)],
+    view: &View,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let font = view.font(11.5);
+    let sw = view.px(10.0) as i32;
+    for ((name, colour), &(x, y)) in items.iter().zip(at) {
+        let (_, th) = area.estimate_text_size(name, &font)?;
+        let sy = y + (th as i32 - sw) / 2;
+        area.draw(&Rectangle::new(
+            [(x, sy), (x + sw, sy + sw)],
+            colour.filled(),
+        ))?;
         area.draw(&Text::new(
             name.clone(),
-            (x + sw + view.px(5.0) as i32, top),
+            (x + sw + view.px(5.0) as i32, y),
             font.clone(),
         ))?;
-        x += sw + view.px(5.0) as i32 + tw as i32 + gap;
     }
     Ok(())
 }

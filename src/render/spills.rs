@@ -112,10 +112,8 @@ pub fn spill_timeline<DB: DrawingBackend>(
     for r in &layout.spills {
         let s = &levels[r.level].spills[r.spill];
         let y = rows - f64::from(r.row);
-        let bar = [
-            (f64::from(s.out_step), y - 0.82),
-            (f64::from(s.in_step + 1), y - 0.18),
-        ];
+        let (left, right) = away(s.out_step, s.in_step);
+        let bar = [(left, y - 0.82), (right, y - 0.18)];
         let Some(c) = clip(&chart, bar) else { continue };
         let alpha = if view.highlight == Some(s.buffer) {
             1.0
@@ -147,6 +145,17 @@ pub fn spill_timeline<DB: DrawingBackend>(
             .draw(&Text::new(text, (at, at), view.font(13.0)))?;
     }
     Ok(frame(&chart, unit, view))
+}
+
+/// The steps a buffer is away from its level: after the stay that ends at `out_step`
+/// up to the one that starts at `in_step` (a step wide when they touch).
+pub fn away(out_step: u32, in_step: u32) -> (f64, f64) {
+    let (left, right) = (f64::from(out_step) + 1.0, f64::from(in_step));
+    if right > left {
+        (left, right)
+    } else {
+        (left - 0.5, left + 0.5)
+    }
 }
 
 /// Writes `b<id> · <bytes>` inside a bar when it fits.

@@ -142,6 +142,7 @@ async function hover(page) {
   check('click selects the tensor and shows its details', (await visible(page, 'selection')) && selected.includes('T0_QKV_Proj'), selected);
   const after = await canvasInk(page, 'time-address');
   check('selection redraws the chart with a highlight', after.share !== before.share);
+  await page.locator('#live-bytes').scrollIntoViewIfNeeded();
   const live = await page.locator('#live-bytes').boundingBox();
   await page.mouse.move(live.x + live.width * 0.97, live.y + live.height * 0.5);
   const liveTip = (await visible(page, 'live-tooltip')) ? await text(page, 'live-tooltip') : '';

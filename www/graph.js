@@ -1,0 +1,117 @@
+// Graph mode: plans the graph session with the chosen strategy, draws its charts and
+// the side-by-side comparison of two strategies.
+
+import * as ui from './ui.js';
+import { register, retain } from './charts.js';
+import { dataAt, liveAt, tensorAt } from './render.js';
+
+const $ = (id) => document.getElementById(id);
+const timeCanvas = $('time-address');
+const timeWrap = $('time-address-wrap');
+const tooltip = $('tooltip');
+const liveCanvas = $('live-bytes');
+const liveWrap = $('live-bytes-wrap');
+const liveTooltip = $('live-tooltip');
+const selection = $('selection');
+const comparePanel = $('compare-panel');
+const compareBody = $('compare-body');
+const compareNote = $('compare-note');
+const summary = {
+  tensors: $('sum-tensors'),
+  naive: $('sum-naive'),
+  lowerBound: $('sum-lower-bound'),
+  peak: $('sum-peak'),
+  ratio: $('sum-ratio'),
+  pools: $('sum-pools'),
+  valid: $('sum-valid'),
+  violations: $('violations'),
+};
+
+/** Registers the graph charts, drawn from `state.session`. */
+export function registerCharts(state, formatSize) {
+  retain((id) => id === timeCanvas.id || id === liveCanvas.id || id.startsWith('compare-'));
+  register({
+    canvas: timeCanvas, wrap: timeWrap, tip: tooltip, group: 'steps', zoomY: true,
+    draw: (scale, highlight, window) => state.session.drawTimeAddress(timeCanvas, scale, highlight, window, 0),
+    hit: (frame, x, y) => tensorAt(frame, state.report.plan.tensors, x, y),
+    describe: (t) => ui.tensorDetails(t, state.info, formatSize),
+    idOf: (t) => t.id,
+  });
+  register({
+    canvas: liveCanvas, wrap: liveWrap, tip: liveTooltip, group: 'steps', zoomY: false,
+    draw: (scale, highlight, window) => state.session.drawLiveBytes(liveCanvas, scale, highlight, window),
+    hit: (frame, x, y) => stepAt(state, frame, x, y),
+    describe: (step) => ui.stepDetails(step, liveAt(state.report.profile, step), state.report.plan.lower_bound, formatSize),
+  });
+}
+
+/** The step of the live-bytes chart under (x, y), or null outside the plan. */
+function stepAt(state, frame, x, y) {
+  const at = dataAt(frame, x, y);
+  const step = at ? Math.floor(at.step) : -1;
+  return step >= 0 && step < state.report.plan.steps ? step : null;
+}
+
+/** Plans with `strategy` and `align` (and `other` for the comparison, if any); throws the planner's error. */
+export function plan(state, strategy, align, other, formatSize) {
+  const report = state.session.plan(strategy, align, 0);
+  const compare = other ? state.session.plan(other, align, 1) : null;
+  state.report = report;
+  state.compare = compare;
+  ui.showSummary(summary, report, state.info, formatSize);
+  showCompare(state, formatSize);
+  showSelection(state, formatSize);
+}
+
+/** Shows the selected tensor's details under the chart. */
+export function showSelection(state, formatSize) {
+  const t = state.selected === null ? null : state.report?.plan.tensors.find((p) => p.id === state.selected) ?? null;
+  selection.hidden = t === null;
+  if (t) selection.replaceChildren(...ui.tensorDetails(t, state.info, formatSize));
+}
+
+/** Fills the comparison panel with both plans' numbers and charts, or hides it. */
+function showCompare(state, formatSize) {
+  comparePanel.hidden = state.compare === null;
+  retain((id) => !id.startsWith('compare-') || state.compare !== null);
+  if (state.compare === null) return;
+  const [a, b] = [state.report, state.compare];
+  const diff = b.plan.peak_bytes - a.plan.peak_bytes;
+  compareNote.textContent = diff === 0
+    ? 'Both strategies reach the same peak.'
+    : `${diff > 0 ? a.plan.strategy : b.plan.strategy} peaks ${formatSize(Math.abs(diff))} lower.`;
+  const columns = [a, b].map((report, slot) => compareColumn(state, report, slot, formatSize));
+  compareBody.replaceChildren(...columns);
+}
+
+/** One side of the comparison: the strategy's numbers over its own time-by-address chart. */
+function compareColumn(state, report, slot, formatSize) {
+  const { plan } = report;
+  const column = document.createElement('div');
+  column.className = 'compare-side';
+  column.dataset.slot = `${slot}`;
+  const head = ui.compareHead(plan.strategy, [
+    ['peak', formatSize(plan.peak_bytes)],
+    ['peak / bound', `${report.ratio.toFixed(2)}×`],
+    ['checker', report.valid ? 'valid' : `${report.violations.length} violations`],
+  ]);
+  const wrap = document.createElement('div');
+  wrap.className = 'chart compact';
+  const canvas = document.createElement('canvas');
+  canvas.id = `compare-${slot}`;
+  canvas.tabIndex = 0;
+  canvas.setAttribute('aria-label', `Time by address with ${plan.strategy}`);
+  const tip = document.createElement('div');
+  tip.className = 'tooltip';
+  tip.hidden = true;
+  wrap.append(canvas, tip);
+  column.append(head, wrap);
+  register({
+    canvas, wrap, tip, group: 'steps', zoomY: true,
+    draw: (scale, highlight, window) => state.session.drawTimeAddress(canvas, scale, highlight, window, slot),
+    hit: (frame, x, y) => tensorAt(frame, report.plan.tensors, x, y),
+    describe: (t) => ui.tensorDetails(t, state.info, formatSize),
+    idOf: (t) => t.id,
+  });
+  return column;
+}

@@ -1,0 +1,137 @@
+// NPU mode: solves the NPU session for the chosen problem, method and capacities, and
+// draws a time-by-address chart per level, the spill timeline and the pipe Gantt chart.
+
+import * as ui from './ui.js';
+import { register, retain } from './charts.js';
+import { nodeAt, residencyAt, spillAt } from './render.js';
+
+const $ = (id) => document.getElementById(id);
+const problemSelect = $('problem');
+const methodSelect = $('method');
+const compareSelect = $('npu-compare');
+const capacityBox = $('capacities');
+const levelsBox = $('levels');
+const spillsCanvas = $('spills');
+const spillsWrap = $('spills-wrap');
+const ganttCanvas = $('gantt');
+const ganttWrap = $('gantt-wrap');
+const selection = $('npu-selection');
+const comparePanel = $('compare-panel');
+const compareBody = $('compare-body');
+const compareNote = $('compare-note');
+const summary = {
+  nodes: $('npu-nodes'),
+  peak: $('npu-peak'),
+  spills: $('npu-spills'),
+  movement: $('npu-movement'),
+  makespan: $('npu-makespan'),
+  time: $('npu-time'),
+  valid: $('npu-valid'),
+  violations: $('violations'),
+};
+
+/** Builds the capacity inputs and a chart panel per level that holds buffers, and registers every NPU chart. */
+export function setupCase(state, capacities) {
+  capacityBox.replaceChildren(...state.info.levels.map((level, k) => {
+    const input = ui.capacityInput(level, capacities?.[level.name] ?? level.capacity);
+    input.querySelector('input').dataset.level = `${k}`;
+    return input;
+  }));
+  retain(() => false);
+  const panels = [];
+  state.info.levels.forEach((level, k) => {
+    if (level.buffers === 0) return;
+    const { panel, canvas, wrap, tip } = ui.levelPanel(level, k);
+    panels.push(panel);
+    register({
+      canvas, wrap, tip, group: 'steps', zoomY: true,
+      draw: (scale, highlight, window) => state.session.drawLevel(canvas, scale, k, highlight, window),
+      hit: (frame, x, y) => residencyAt(frame, state.report.view.levels[k].residencies, x, y),
+      describe: (r) => ui.residencyDetails(r, level.name),
+      idOf: (r) => r.buffer,
+    });
+  });
+  levelsBox.replaceChildren(...panels);
+  register({
+    canvas: spillsCanvas, wrap: spillsWrap, tip: spillsWrap.querySelector('.tooltip'), group: 'steps', zoomY: false,
+    draw: (scale, highlight, window) => state.session.drawSpills(spillsCanvas, scale, highlight, window),
+    hit: (frame, x, y) => spillAt(frame, state.report.layout, state.report.view.levels, x, y),
+    describe: (r) => ui.spillDetails(state.report.view.levels[r.level], r.spill),
+    idOf: (r) => state.report.view.levels[r.level].spills[r.spill].buffer,
+  });
+  register({
+    canvas: ganttCanvas, wrap: ganttWrap, tip: ganttWrap.querySelector('.tooltip'), group: 'cycles', zoomY: false,
+    draw: (scale, highlight, window) => state.session.drawGantt(ganttCanvas, scale, highlight, window),
+    hit: (frame, x, y) => nodeAt(frame, state.report.view.nodes, x, y),
+    describe: (p) => ui.nodeDetails(state.report.view.nodes[p], p, state.report.node_bufs[p]),
+    idOf: (p) => state.report.node_bufs[p][0] ?? null,
+  });
+}
+
+/** The capacities typed in, by level order; throws a message naming a bad one. */
+export function capacities() {
+  return [...capacityBox.querySelectorAll('input')].map((input) => {
+    const value = Number(input.value.trim());
+    const ok = input.value.trim() !== '' && Number.isInteger(value) && value >= 1;
+    input.toggleAttribute('aria-invalid', !ok);
+    if (!ok) throw new Error(`the capacity of ${input.name} must be a whole number of at least 1, not “${input.value}”`);
+    return value;
+  });
+}
+
+/** Solves with the chosen options and shows the numbers; throws the solver's error. */
+export function solve(state) {
+  const caps = capacities();
+  const problem = Number(problemSelect.value);
+  const started = performance.now();
+  const report = state.session.solve(problem, methodSelect.value, caps);
+  const millis = performance.now() - started;
+  state.report = report;
+  const other = compareSelect.value;
+  state.compare = other ? state.session.summary(problem, other) : null;
+  ui.showNpuSummary(summary, report, state.info, millis);
+  sizeSpills(report.layout.rows);
+  showCompare(state);
+  showSelection(state);
+}
+
+/** Gives the spill timeline room for its rows. */
+function sizeSpills(rows) {
+  spillsWrap.style.height = `${Math.min(420, Math.max(120, 70 + rows * 18))}px`;
+}
+
+/** Shows the selected buffer's stays, spills and nodes. */
+export function showSelection(state) {
+  const id = state.selected;
+  const view = state.report?.view;
+  const found = id !== null && view?.levels.some((l) => l.residencies.some((r) => r.buffer === id));
+  selection.hidden = !found;
+  if (!found) return;
+  const nodes = state.report.node_bufs.filter((bufs) => bufs.includes(id)).length;
+  selection.replaceChildren(...ui.bufferDetails(id, view, nodes));
+}
+
+/** Fills the comparison panel with both methods' numbers, or hides it. */
+function showCompare(state) {
+  comparePanel.hidden = state.compare === null;
+  if (state.compare === null) return;
+  const v = state.report.view;
+  const mine = {
+    method: v.method, recipe: v.recipe, p1_peak: v.p1_peak, spills: v.spills,
+    extra_movement: v.extra_movement, makespan: v.makespan, valid: state.report.valid,
+  };
+  compareNote.textContent = `Problem ${v.problem}: ${mine.method} against ${state.compare.method}, on the same capacities.`;
+  compareBody.replaceChildren(...[mine, state.compare].map((s, slot) => {
+    const side = document.createElement('div');
+    side.className = 'compare-side';
+    side.dataset.slot = `${slot}`;
+    side.append(ui.compareHead(s.method, [
+      ['spills', ui.count(s.spills)],
+      ['extra movement', ui.count(s.extra_movement)],
+      ['makespan', s.makespan === null ? '–' : ui.count(s.makespan)],
+      ['peak L1+UB', ui.count(s.p1_peak)],
+      ['checker', s.valid ? 'valid' : 'invalid'],
+    ]), ui.note(s.recipe));
+    return side;
+  }));
+}

@@ -1,0 +1,39 @@
+// The view in the URL: which example or file, which options, what is selected.
+
+const KEYS = ['example', 'src', 'strategy', 'compare', 'align', 'problem', 'method', 'caps', 'select'];
+
+/** The view a query string asks for; absent keys are left out. */
+export function readView(search) {
+  const params = new URLSearchParams(search);
+  const view = {};
+  for (const key of KEYS) {
+    const value = params.get(key);
+    if (value !== null && value !== '') view[key] = value;
+  }
+  if (view.select !== undefined && !/^\d+$/.test(view.select)) delete view.select;
+  if (view.caps !== undefined) view.caps = readCaps(view.caps);
+  return view;
+}
+
+/** Capacities written as `L1=200,UB=1024` as an object by level name. */
+function readCaps(text) {
+  const caps = {};
+  for (const item of text.split(',')) {
+    const [name, value] = item.split('=');
+    if (name && /^\d+$/.test(value ?? '')) caps[name.trim()] = Number(value);
+  }
+  return caps;
+}
+
+/** The URL of page `base` that opens `view`. */
+export function viewUrl(base, view) {
+  const url = new URL(base);
+  url.search = '';
+  url.hash = '';
+  for (const key of KEYS) {
+    let value = view[key];
+    if (key === 'caps' && value) value = Object.entries(value).map(([k, v]) => `${k}=${v}`).join(',');
+    if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, `${value}`);
+  }
+  return url.href;
+}
