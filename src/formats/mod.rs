@@ -5,13 +5,20 @@
 //! | `native` (our JSON) | a JSON object whose `tensors` carry `size` |
 //! | `corpus` (reference graph JSON) | a JSON object whose `tensors` carry `bytes` and `kind` |
 //! | `minimalloc` (CSV) | a header `id,lower,upper,size` |
+//! | `tflite` (FlatBuffers) | the file identifier `TFL3` at bytes 4..8 |
+//! | `onnx` (protobuf) | a `ModelProto` with a graph and an IR version or opset |
 
 pub mod contest;
 mod corpus;
+mod flatbuf;
+mod import;
 mod minimalloc;
 mod native;
 pub mod npu;
+mod onnx;
+mod protobuf;
 mod size;
+mod tflite;
 
 pub use size::{format_size, parse_size};
 
@@ -23,19 +30,29 @@ pub enum Format {
     Native,
     Corpus,
     MiniMalloc,
+    Tflite,
+    Onnx,
 }
 
 /// Largest input accepted: 256 MiB.
 pub const MAX_INPUT_BYTES: usize = 256 << 20;
 
 impl Format {
-    pub const ALL: [Format; 3] = [Format::Native, Format::Corpus, Format::MiniMalloc];
+    pub const ALL: [Format; 5] = [
+        Format::Native,
+        Format::Corpus,
+        Format::MiniMalloc,
+        Format::Tflite,
+        Format::Onnx,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Format::Native => "native",
             Format::Corpus => "corpus",
             Format::MiniMalloc => "minimalloc",
+            Format::Tflite => "tflite",
+            Format::Onnx => "onnx",
         }
     }
 
@@ -45,7 +62,7 @@ impl Format {
             .find(|f| f.name() == name)
             .ok_or_else(|| {
                 Error::usage(format!(
-                    "unknown format `{name}` (expected native, corpus or minimalloc)"
+                    "unknown format `{name}` (expected native, corpus, minimalloc, tflite or onnx)"
                 ))
             })
     }
@@ -53,6 +70,12 @@ impl Format {
     /// Guesses the format from the content; `name` (a file name) breaks no ties but
     /// names the graph.
     pub fn detect(data: &[u8]) -> Result<Format, Error> {
+        if tflite::is_tflite(data) {
+            return Ok(Format::Tflite);
+        }
+        if onnx::is_onnx(data) {
+            return Ok(Format::Onnx);
+        }
         let text = std::str::from_utf8(&data[..data.len().min(4096)]).unwrap_or("");
         let head = text.trim_start_matches('\u{feff}').trim_start();
         if head.starts_with('{') {
@@ -69,7 +92,7 @@ impl Format {
             return Ok(Format::MiniMalloc);
         }
         Err(Error::usage(
-            "unrecognised input: expected a JSON graph (native or corpus) or a MiniMalloc CSV with the header `id,lower,upper,size`",
+            "unrecognised input: expected a JSON graph (native or corpus), a MiniMalloc CSV with the header `id,lower,upper,size`, a TFLite or an ONNX model",
         ))
     }
 }
@@ -107,9 +130,41 @@ fn detect_json(value: &serde_json::Value) -> Result<Format, Error> {
     }
 }
 
+/// Options for reading models.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Shapes of named ONNX graph inputs, replacing their declared or symbolic
+    /// dimensions (which otherwise default to 1).
+    pub input_shapes: Vec<(String, Vec<u64>)>,
+}
+
+/// Parses `NAME=DIMS` with dimensions separated by `x` or `,`: `data=1x3x224x224`.
+pub fn parse_input_shape(text: &str) -> Result<(String, Vec<u64>), Error> {
+    let bad = || Error::usage(format!("`{text}` is not NAME=DIMS (e.g. data=1x3x224x224)"));
+    let (name, dims) = text.rsplit_once('=').ok_or_else(bad)?;
+    let dims = dims
+        .split(['x', 'X', ','])
+        .map(|d| d.trim().parse::<u64>().map_err(|_| bad()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if name.is_empty() {
+        return Err(bad());
+    }
+    Ok((name.to_string(), dims))
+}
+
 /// Reads a graph; `format` forces a format, else it is detected. `name` is used
-/// when the file does not name the graph.
+/// when the file does not name the graph (models always take it).
 pub fn read(data: &[u8], format: Option<Format>, name: &str) -> Result<Graph, Error> {
+    read_with(data, format, name, &ReadOptions::default())
+}
+
+/// [`read`] with options for the model importers.
+pub fn read_with(
+    data: &[u8],
+    format: Option<Format>,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<Graph, Error> {
     if data.len() > MAX_INPUT_BYTES {
         return Err(Error::limit(
             "the input size in bytes",
@@ -125,6 +180,8 @@ pub fn read(data: &[u8], format: Option<Format>, name: &str) -> Result<Graph, Er
         Format::Native => native::read(data, name),
         Format::Corpus => corpus::read(data, name),
         Format::MiniMalloc => minimalloc::read(data, name),
+        Format::Tflite => tflite::read(data, name),
+        Format::Onnx => onnx::read(data, name, &opts.input_shapes),
     }
 }
 
