@@ -38,8 +38,8 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             );
             continue;
         }
-        let graph = load(file, common.format)?;
-        let started = Instant::now();
+        let started = Instant::now(); // import, analysis and plan
+        let graph = load(file, common.format, &common.read)?;
         let analysis = memplan::analyse(&graph, &common.opts)?;
         let analyse_ms = started.elapsed().as_secs_f64() * 1e3;
         for (k, strategy) in Strategy::ALL.into_iter().enumerate() {
@@ -89,7 +89,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     Ok(ExitCode::SUCCESS)
 }
 
-/// Files named, and the `.json`/`.csv` files of directories named, sorted.
+/// Files named, and the graph and model files of directories named, sorted.
 fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for input in inputs {
@@ -111,7 +111,11 @@ fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 }
 
 fn is_graph_file(p: &Path) -> bool {
-    p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("json" | "csv"))
+    p.is_file()
+        && matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("json" | "csv" | "tflite" | "onnx")
+        )
 }
 
 fn file_name(p: &Path) -> String {

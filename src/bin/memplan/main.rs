@@ -6,7 +6,7 @@ mod npu_check;
 mod report;
 
 use lexopt::prelude::*;
-use memplan::formats::{self, Format};
+use memplan::formats::{self, Format, ReadOptions};
 use memplan::liveness::LiveOptions;
 use memplan::order::OrderKind;
 use memplan::{Error, Graph, Options, PackOptions, Strategy};
@@ -19,6 +19,7 @@ memplan: static memory planning for computation graphs
 usage:
   memplan plan FILE [--strategy NAME] [--order kahn|dfs] [--align N]
                     [--keep-outputs] [--format F] [--json OUT|-] [--svg OUT]
+                    [--input-shape NAME=DIMS]...  (ONNX inputs, e.g. data=1x3x224x224)
   memplan check FILE PLAN.json      check a plan written by `plan --json`
   memplan bench [DIR|FILE...] [--align N]
                                     every strategy on every graph (default:
@@ -36,6 +37,8 @@ formats (detected from the content, or forced with --format):
   native      memplan's JSON graph (see README)
   corpus      reference graph JSON (tensors with bytes and kind)
   minimalloc  CSV with the header id,lower,upper,size
+  tflite      TFLite model (.tflite)
+  onnx        ONNX model (.onnx); symbolic input dimensions are 1 unless --input-shape
 ";
 
 fn main() -> ExitCode {
@@ -111,6 +114,7 @@ impl Token {
 struct Common {
     opts: Options,
     format: Option<Format>,
+    read: ReadOptions,
 }
 
 impl Common {
@@ -131,6 +135,9 @@ impl Common {
             "order" => self.opts.order = OrderKind::from_name(&args.value()?.string()?)?,
             "keep-outputs" => self.opts.live = LiveOptions { keep_outputs: true },
             "format" => self.format = Some(Format::from_name(&args.value()?.string()?)?),
+            "input-shape" => {
+                (self.read.input_shapes).push(formats::parse_input_shape(&args.value()?.string()?)?)
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -157,7 +164,7 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
         }
     }
     let file = file.ok_or("plan: missing FILE")?;
-    let graph = load(&file, common.format)?;
+    let graph = load(&file, common.format, &common.read)?;
     let analysis = memplan::analyse(&graph, &common.opts)?;
     let plan = analysis.plan(&graph, strategy);
     let violations = memplan::check::check(&graph, &plan);
@@ -197,7 +204,7 @@ fn check(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Erro
     }
     let [graph_file, plan_file] =
         <[PathBuf; 2]>::try_from(files).map_err(|_| "check: expected FILE and PLAN.json")?;
-    let graph = load(&graph_file, common.format)?;
+    let graph = load(&graph_file, common.format, &common.read)?;
     let plan = report::read_plan(&read_file(&plan_file)?)
         .map_err(|e| format!("{}: {e}", plan_file.display()))?;
     let violations = memplan::check::check(&graph, &plan);
@@ -226,8 +233,9 @@ fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
 }
 
 /// Reads and parses one graph file; errors name the file.
-fn load(path: &Path, format: Option<Format>) -> Result<Graph, Error> {
+fn load(path: &Path, format: Option<Format>, read: &ReadOptions) -> Result<Graph, Error> {
     let data = read_file(path)?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("graph");
-    formats::read(&data, format, stem).map_err(|e| Error::usage(format!("{}: {e}", path.display())))
+    formats::read_with(&data, format, stem, read)
+        .map_err(|e| Error::usage(format!("{}: {e}", path.display())))
 }

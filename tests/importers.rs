@@ -1,0 +1,526 @@
+//! TFLite and ONNX importers against the corpus reference graphs: the same arena
+//! tensors in the same op order, the same lower bound; every plan checks; cut and
+//! bit-flipped files give errors, never panics, hangs or huge allocations.
+
+mod common;
+
+use memplan::formats::{self, Format, ReadOptions};
+use memplan::graph::{Graph, Role};
+use memplan::{check, Options, Strategy};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Records the largest single allocation, so the corrupt-file tests can show that
+/// no count read from a file made the reader allocate far past the file's size.
+struct Largest;
+
+static LARGEST: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Largest {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LARGEST.fetch_max(new_size, Ordering::Relaxed);
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static ALLOC: Largest = Largest;
+
+/// A model file of the corpus, or `None` when the corpus is absent (outside CI).
+fn model(dir: &str, file: &str) -> Option<(PathBuf, Vec<u8>)> {
+    let path = common::corpus_dir(dir)?.join(file);
+    let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Some((path, data))
+}
+
+/// Per op: its type and the sizes of its arena outputs.
+type Steps = Vec<(String, Vec<u64>)>;
+
+fn imported_steps(g: &Graph) -> Steps {
+    g.ops
+        .iter()
+        .map(|op| {
+            let sizes = op
+                .outputs
+                .iter()
+                .map(|&t| g.tensor(t))
+                .filter(|t| t.role == Role::Arena)
+                .map(|t| t.size)
+                .collect();
+            (op.kind.clone(), sizes)
+        })
+        .collect()
+}
+
+fn reference_steps(reference: &serde_json::Value) -> Steps {
+    let tensors = reference["tensors"].as_array().unwrap();
+    let by_id = |id: &serde_json::Value| {
+        tensors
+            .iter()
+            .find(|t| t["id"] == *id)
+            .unwrap_or_else(|| panic!("reference tensor {id} is missing"))
+    };
+    reference["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|op| {
+            let sizes = op["outputs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(by_id)
+                .filter(|t| t["kind"] == "intermediate")
+                .map(|t| t["bytes"].as_u64().unwrap())
+                .collect();
+            (op["type"].as_str().unwrap().to_string(), sizes)
+        })
+        .collect()
+}
+
+/// Imports `dir/file`, compares it with `graphs/<stem>.json` and plans it with
+/// every strategy.
+fn matches_reference(dir: &str, file: &str, stem: &str, format: Format) {
+    let Some((path, data)) = model(dir, file) else {
+        return;
+    };
+    assert_eq!(
+        Format::detect(&data).unwrap(),
+        format,
+        "{file}: detected format"
+    );
+    let g = formats::read(&data, None, stem).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let reference_path = path
+        .parent()
+        .unwrap()
+        .join("../graphs")
+        .join(format!("{stem}.json"));
+    let reference: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&reference_path).unwrap()).unwrap();
+    let stats = &reference["stats"];
+
+    let (got, want) = (imported_steps(&g), reference_steps(&reference));
+    assert_eq!(got.len(), want.len(), "{file}: number of ops");
+    for (step, (g_step, w_step)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(
+            g_step, w_step,
+            "{file}: op {step} (type, arena output sizes)"
+        );
+    }
+    let a = memplan::analyse(&g, &Options::default()).unwrap();
+    assert_eq!(
+        a.liveness.buffers.len() as u64,
+        stats["n_intermediate"].as_u64().unwrap(),
+        "{file}: arena tensors"
+    );
+    assert_eq!(
+        a.naive_bytes,
+        stats["sum_intermediate_bytes"].as_u64().unwrap(),
+        "{file}: bytes"
+    );
+    assert_eq!(
+        a.liveness.lower_bound,
+        stats["lower_bound"].as_u64().unwrap(),
+        "{file}: lower bound"
+    );
+    for strategy in Strategy::ALL {
+        let plan = a.plan(&g, strategy);
+        assert_eq!(
+            check::check(&g, &plan),
+            vec![],
+            "{file} {}",
+            strategy.name()
+        );
+        assert!(
+            plan.peak_bytes >= plan.lower_bound,
+            "{file} {}",
+            strategy.name()
+        );
+    }
+}
+
+macro_rules! tflite_models {
+    ($($test:ident: $stem:literal,)*) => {$(
+        #[test]
+        fn $test() {
+            matches_reference("tflite", concat!($stem, ".tflite"), $stem, Format::Tflite);
+        }
+    )*};
+}
+
+macro_rules! onnx_models {
+    ($($test:ident, $shapes:ident: $stem:literal,)*) => {$(
+        #[test]
+        fn $test() {
+            matches_reference("onnx", concat!($stem, ".onnx"), $stem, Format::Onnx);
+        }
+
+        #[test]
+        fn $shapes() {
+            matches_reference("onnx", concat!($stem, ".shapes.onnx"), $stem, Format::Onnx);
+        }
+    )*};
+}
+
+tflite_models! {
+    tflite_face_detection_full_range_sparse: "face_detection_full_range_sparse",
+    tflite_face_detection_short_range: "face_detection_short_range",
+    tflite_face_landmark: "face_landmark",
+    tflite_hand_landmark_lite: "hand_landmark_lite",
+    tflite_hand_recrop: "hand_recrop",
+    tflite_iris_landmark: "iris_landmark",
+    tflite_object_detection_ssd_mobilenetv2_oidv4_fp16: "object_detection_ssd_mobilenetv2_oidv4_fp16",
+    tflite_palm_detection_lite: "palm_detection_lite",
+    tflite_pose_detection: "pose_detection",
+    tflite_selfie_segmentation: "selfie_segmentation",
+}
+
+onnx_models! {
+    onnx_alexnet, onnx_alexnet_shapes: "light_bvlc_alexnet",
+    onnx_densenet121, onnx_densenet121_shapes: "light_densenet121",
+    onnx_inception_v1, onnx_inception_v1_shapes: "light_inception_v1",
+    onnx_inception_v2, onnx_inception_v2_shapes: "light_inception_v2",
+    onnx_resnet50, onnx_resnet50_shapes: "light_resnet50",
+    onnx_shufflenet, onnx_shufflenet_shapes: "light_shufflenet",
+    onnx_squeezenet, onnx_squeezenet_shapes: "light_squeezenet",
+    onnx_vgg19, onnx_vgg19_shapes: "light_vgg19",
+    onnx_zfnet512, onnx_zfnet512_shapes: "light_zfnet512",
+}
+
+#[test]
+fn every_corpus_model_has_a_test() {
+    for (dir, ext, expected) in [("tflite", "tflite", 10), ("onnx", "onnx", 18)] {
+        let Some(d) = common::corpus_dir(dir) else {
+            return;
+        };
+        assert_eq!(common::files(&d, ext).len(), expected, "models in {dir}/");
+    }
+}
+
+#[test]
+fn custom_ops_import_by_their_custom_code() {
+    let Some((_, data)) = model("tflite", "selfie_segmentation.tflite") else {
+        return;
+    };
+    let g = formats::read(&data, None, "selfie").unwrap();
+    let custom: Vec<&str> = g
+        .ops
+        .iter()
+        .map(|op| op.kind.as_str())
+        .filter(|k| k.starts_with("CUSTOM:"))
+        .collect();
+    assert_eq!(custom, ["CUSTOM:Convolution2DTransposeBias"]);
+}
+
+#[test]
+fn fp16_and_sparse_weights_fold_away() {
+    for (file, folded) in [
+        (
+            "object_detection_ssd_mobilenetv2_oidv4_fp16.tflite",
+            "DEQUANTIZE",
+        ),
+        ("face_detection_full_range_sparse.tflite", "DENSIFY"),
+        ("pose_detection.tflite", "DENSIFY"),
+    ] {
+        let Some((_, data)) = model("tflite", file) else {
+            return;
+        };
+        let g = formats::read(&data, None, "m").unwrap();
+        assert!(
+            g.ops
+                .iter()
+                .all(|op| op.kind != folded && op.kind != "DEQUANTIZE"),
+            "{file}: {folded} left in the graph"
+        );
+        // their weights stay: folded outputs are constants, not dropped tensors
+        let consts = g.tensors.iter().filter(|t| t.role == Role::Const).count();
+        assert!(consts > g.ops.len(), "{file}: {consts} constants");
+    }
+}
+
+#[test]
+fn onnx_input_shapes_override_symbolic_and_declared_dimensions() {
+    let Some((_, data)) = model("onnx", "light_squeezenet.onnx") else {
+        return;
+    };
+    let one = formats::read(&data, None, "s").unwrap();
+    let opts = ReadOptions {
+        input_shapes: vec![formats::parse_input_shape("data_0=4x3x224x224").unwrap()],
+    };
+    let four = formats::read_with(&data, None, "s", &opts).unwrap();
+    assert_eq!(four.naive_bytes(), 4 * one.naive_bytes());
+
+    let opts = ReadOptions {
+        input_shapes: vec![("nope".into(), vec![1])],
+    };
+    let e = formats::read_with(&data, None, "s", &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`nope`") && e.contains("data_0"), "{e}");
+    assert!(formats::parse_input_shape("data=1xq").is_err());
+    assert!(formats::parse_input_shape("=1x2").is_err());
+    assert_eq!(
+        formats::parse_input_shape("a=b=1,2").unwrap(),
+        ("a=b".to_string(), vec![1, 2])
+    );
+}
+
+/// A minimal protobuf writer for hand-made ONNX models.
+mod pb {
+    pub fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    pub fn int(field: u32, v: i64) -> Vec<u8> {
+        let mut out = Vec::new();
+        varint(u64::from(field) << 3, &mut out);
+        varint(v as u64, &mut out);
+        out
+    }
+
+    pub fn bytes(field: u32, payload: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        varint((u64::from(field) << 3) | 2, &mut out);
+        varint(payload.len() as u64, &mut out);
+        out.extend_from_slice(payload);
+        out
+    }
+
+    /// A ValueInfoProto of floats; a negative dimension is symbolic (`N`).
+    pub fn value(name: &str, dims: &[i64]) -> Vec<u8> {
+        let shape: Vec<u8> = dims
+            .iter()
+            .flat_map(|&d| {
+                let dim = if d < 0 { bytes(2, b"N") } else { int(1, d) };
+                bytes(1, &dim)
+            })
+            .collect();
+        let tensor = [int(1, 1), bytes(2, &shape)].concat();
+        [bytes(1, name.as_bytes()), bytes(2, &bytes(1, &tensor))].concat()
+    }
+
+    pub fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str]) -> Vec<u8> {
+        let mut n = Vec::new();
+        for i in inputs {
+            n.extend(bytes(1, i.as_bytes()));
+        }
+        for o in outputs {
+            n.extend(bytes(2, o.as_bytes()));
+        }
+        n.extend(bytes(3, name.as_bytes()));
+        n.extend(bytes(4, op.as_bytes()));
+        n
+    }
+
+    /// A model with one graph input `x` and one output `z`.
+    pub fn model(x_dims: &[i64], nodes: &[Vec<u8>]) -> Vec<u8> {
+        let mut g = Vec::new();
+        for n in nodes {
+            g.extend(bytes(1, n));
+        }
+        g.extend(bytes(11, &value("x", x_dims)));
+        g.extend(bytes(12, &value("z", &[])));
+        let opset = [bytes(1, b""), int(2, 13)].concat();
+        [int(1, 8), bytes(7, &g), bytes(8, &opset)].concat()
+    }
+}
+
+#[test]
+fn hand_made_onnx_symbolic_dimensions_default_to_one() {
+    let nodes = [
+        pb::node("first", "Relu", &["x"], &["y"]),
+        pb::node("second", "Sigmoid", &["y"], &["z"]),
+    ];
+    let data = pb::model(&[-1, 4], &nodes);
+    assert_eq!(Format::detect(&data).unwrap(), Format::Onnx);
+    let g = formats::read(&data, None, "m").unwrap();
+    let y = g.tensors.iter().find(|t| t.name == "y").unwrap();
+    assert_eq!((y.size, y.role), (16, Role::Arena));
+    assert_eq!(g.ops[0].name, "first");
+    assert_eq!(g.ops[1].kind, "Sigmoid");
+    let opts = ReadOptions {
+        input_shapes: vec![("x".into(), vec![3, 4])],
+    };
+    let g = formats::read_with(&data, None, "m", &opts).unwrap();
+    assert_eq!(g.tensors.iter().find(|t| t.name == "y").unwrap().size, 48);
+}
+
+#[test]
+fn an_op_without_shape_inference_is_named_with_advice() {
+    let nodes = [
+        pb::node("n0", "Relu", &["x"], &["y"]),
+        pb::node("mystery", "FancyOp", &["y"], &["z"]),
+    ];
+    let e = formats::read(&pb::model(&[1, 4], &nodes), None, "m")
+        .unwrap_err()
+        .to_string();
+    for part in [
+        "`mystery`",
+        "FancyOp",
+        "`z`",
+        "onnx.shape_inference",
+        "--input-shape",
+    ] {
+        assert!(e.contains(part), "{part} missing from: {e}");
+    }
+    let nodes = [pb::node("n0", "Relu", &["nowhere"], &["z"])];
+    let e = formats::read(&pb::model(&[1], &nodes), None, "m")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`nowhere`"), "{e}");
+}
+
+#[test]
+fn oversized_tensors_are_refused_naming_the_tensor() {
+    let nodes = [pb::node("n0", "Relu", &["x"], &["z"])];
+    let data = pb::model(&[1 << 30, 1 << 30, 1 << 30], &nodes);
+    let e = formats::read(&data, None, "m").unwrap_err().to_string();
+    assert!(e.contains("`x`") && e.contains("limit"), "{e}");
+}
+
+/// xorshift64: deterministic variants without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Reads `data` as `format` and, when it imports, plans and checks it; fails if
+/// that takes longer than a second.
+fn survives(data: &[u8], format: Option<Format>, what: &str) {
+    let started = Instant::now();
+    if let Ok(g) = formats::read(data, format, "fuzz") {
+        if let Ok(a) = memplan::analyse(&g, &Options::default()) {
+            let plan = a.plan(&g, Strategy::GreedySize);
+            assert_eq!(check::check(&g, &plan), vec![], "{what}");
+        }
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{what}: took {:?}",
+        started.elapsed()
+    );
+}
+
+/// Cut copies at many points, then bit-flipped copies: 1 to 4 flips each, half
+/// anywhere and half in the first 4 KiB where most of the structure lives.
+fn corrupt_copies(file: &str, data: &[u8], format: Format, seed: u64, flips: usize) {
+    let cuts = (0..64).chain((1..200).map(|k| k * data.len() / 200));
+    for cut in cuts.filter(|&c| c < data.len()) {
+        survives(&data[..cut], Some(format), &format!("{file} cut at {cut}"));
+        survives(
+            &data[..cut],
+            None,
+            &format!("{file} cut at {cut}, detected"),
+        );
+    }
+    let mut rng = Rng(seed);
+    for variant in 0..flips {
+        let mut copy = data.to_vec();
+        for _ in 0..1 + rng.below(4) {
+            let span = if variant % 2 == 0 {
+                copy.len()
+            } else {
+                copy.len().min(4096)
+            };
+            let at = rng.below(span);
+            copy[at] ^= 1 << rng.below(8);
+        }
+        survives(
+            &copy,
+            Some(format),
+            &format!("{file} flip variant {variant}"),
+        );
+    }
+}
+
+#[test]
+fn corrupt_tflite_files_give_errors_not_panics() {
+    for (file, seed) in [("hand_recrop.tflite", 1), ("selfie_segmentation.tflite", 2)] {
+        let Some((_, data)) = model("tflite", file) else {
+            return;
+        };
+        corrupt_copies(file, &data, Format::Tflite, seed, 300);
+        let e = formats::read(&data[..data.len() / 2], None, "m").unwrap_err();
+        assert!(e.to_string().starts_with("tflite:"), "{e}");
+    }
+    assert!(
+        LARGEST.load(Ordering::Relaxed) < 64 << 20,
+        "an allocation above 64 MiB"
+    );
+}
+
+#[test]
+fn corrupt_onnx_files_give_errors_not_panics() {
+    for (file, seed) in [
+        ("light_bvlc_alexnet.onnx", 3),
+        ("light_squeezenet.shapes.onnx", 4),
+        ("light_shufflenet.onnx", 5),
+    ] {
+        let Some((_, data)) = model("onnx", file) else {
+            return;
+        };
+        corrupt_copies(file, &data, Format::Onnx, seed, 300);
+        let e = formats::read(&data[..data.len() - 7], Some(Format::Onnx), "m").unwrap_err();
+        assert!(e.to_string().starts_with("onnx:"), "{e}");
+    }
+    assert!(
+        LARGEST.load(Ordering::Relaxed) < 64 << 20,
+        "an allocation above 64 MiB"
+    );
+}
+
+#[test]
+fn cli_plans_models_and_takes_input_shapes() {
+    let Some(dir) = common::corpus_dir("onnx") else {
+        return;
+    };
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_memplan"))
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let squeezenet = dir.join("light_squeezenet.onnx");
+    let (code, text) = run(&["plan", squeezenet.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("6308352"), "{text}");
+    let (code, text) = run(&[
+        "plan",
+        squeezenet.to_str().unwrap(),
+        "--input-shape",
+        "data_0=2x3x224x224",
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("12616704"), "{text}");
+    let tflite = dir.join("../tflite/hand_recrop.tflite");
+    let (code, text) = run(&["plan", tflite.to_str().unwrap(), "--format", "tflite"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("1572864"), "{text}");
+}
