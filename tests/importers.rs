@@ -12,28 +12,40 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// Records the largest single allocation, so the corrupt-file tests can show that
-/// no count read from a file made the reader allocate far past the file's size.
-struct Largest;
+/// Records the largest single allocation and the peak of live heap bytes, so the
+/// corrupt-file tests can show that nothing read from a file made the reader
+/// allocate far past the file's size.
+struct Counting;
 
 static LARGEST: AtomicUsize = AtomicUsize::new(0);
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
 
-unsafe impl GlobalAlloc for Largest {
+fn grew(by: usize) {
+    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
+        grew(layout.size());
         System.alloc(layout)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
         System.dealloc(ptr, layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         LARGEST.fetch_max(new_size, Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        grew(new_size);
         System.realloc(ptr, layout, new_size)
     }
 }
 
 #[global_allocator]
-static ALLOC: Largest = Largest;
+static ALLOC: Counting = Counting;
 
 /// A model file of the corpus, or `None` when the corpus is absent (outside CI).
 fn model(dir: &str, file: &str) -> Option<(PathBuf, Vec<u8>)> {
@@ -327,14 +339,36 @@ mod pb {
 
     /// A model with one graph input `x` and one output `z`.
     pub fn model(x_dims: &[i64], nodes: &[Vec<u8>]) -> Vec<u8> {
+        model_with(x_dims, &[], nodes)
+    }
+
+    /// A model with initializers too.
+    pub fn model_with(x_dims: &[i64], initializers: &[Vec<u8>], nodes: &[Vec<u8>]) -> Vec<u8> {
         let mut g = Vec::new();
         for n in nodes {
             g.extend(bytes(1, n));
+        }
+        for t in initializers {
+            g.extend(bytes(5, t));
         }
         g.extend(bytes(11, &value("x", x_dims)));
         g.extend(bytes(12, &value("z", &[])));
         let opset = [bytes(1, b""), int(2, 13)].concat();
         [int(1, 8), bytes(7, &g), bytes(8, &opset)].concat()
+    }
+
+    /// An int64 initializer `name` holding `0..n`.
+    pub fn int64s(name: &str, n: i64) -> Vec<u8> {
+        let mut dims = Vec::new();
+        varint(n as u64, &mut dims);
+        let raw: Vec<u8> = (0..n).flat_map(|v| v.to_le_bytes()).collect();
+        [
+            bytes(1, &dims),
+            int(2, 7),
+            bytes(8, name.as_bytes()),
+            bytes(9, &raw),
+        ]
+        .concat()
     }
 }
 
@@ -389,6 +423,77 @@ fn oversized_tensors_are_refused_naming_the_tensor() {
     let data = pb::model(&[1 << 30, 1 << 30, 1 << 30], &nodes);
     let e = formats::read(&data, None, "m").unwrap_err().to_string();
     assert!(e.contains("`x`") && e.contains("limit"), "{e}");
+}
+
+#[test]
+fn folding_stays_small_and_fast_on_a_crafted_file() {
+    // 3000 chained copies of a 60000-integer constant: 1.4 GB if each kept its data
+    let mut nodes = vec![pb::node("c0", "Identity", &["c"], &["v0"])];
+    for k in 1..3000 {
+        let (i, o) = (format!("v{}", k - 1), format!("v{k}"));
+        nodes.push(pb::node(&format!("c{k}"), "Identity", &[&i], &[&o]));
+    }
+    nodes.push(pb::node("last", "Relu", &["x"], &["z"]));
+    let data = pb::model_with(&[1], &[pb::int64s("c", 60_000)], &nodes);
+    let started = Instant::now();
+    let g = formats::read(&data, None, "m").unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(g.ops.len(), 1, "the copies fold away");
+    assert!(
+        LARGEST.load(Ordering::Relaxed) < 64 << 20,
+        "an allocation above 64 MiB"
+    );
+}
+
+/// A TFLite file whose `n` tensors all share one table with a name of `len` bytes.
+fn tflite_sharing_one_name(n: usize, len: usize) -> Vec<u8> {
+    let mut b = Vec::new();
+    let put = |b: &mut Vec<u8>, v: &[u8]| b.extend_from_slice(v);
+    put(&mut b, &12u32.to_le_bytes()); // root: model table at 12
+    put(&mut b, b"TFL3");
+    put(&mut b, &[0; 4]);
+    put(&mut b, &(-8i32).to_le_bytes()); // 12: model, vtable at 20
+    put(&mut b, &16u32.to_le_bytes()); // 16: subgraphs at 32
+    for v in [10u16, 8, 0, 0, 4, 0] {
+        put(&mut b, &v.to_le_bytes()); // 20: vtable, field 2 at +4
+    }
+    put(&mut b, &1u32.to_le_bytes()); // 32: one subgraph
+    put(&mut b, &4u32.to_le_bytes()); // 36: at 40
+    put(&mut b, &(-8i32).to_le_bytes()); // 40: subgraph, vtable at 48
+    put(&mut b, &12u32.to_le_bytes()); // 44: tensors at 56
+    for v in [6u16, 8, 4, 0] {
+        put(&mut b, &v.to_le_bytes()); // 48: vtable, field 0 at +4
+    }
+    put(&mut b, &(n as u32).to_le_bytes()); // 56: the tensors
+    let table = 60 + 4 * n;
+    for i in 0..n {
+        put(&mut b, &((table - (60 + 4 * i)) as u32).to_le_bytes());
+    }
+    put(&mut b, &(-8i32).to_le_bytes()); // the shared tensor, vtable after it
+    put(&mut b, &16u32.to_le_bytes()); // its name, 16 bytes on
+    for v in [12u16, 8, 0, 0, 0, 4] {
+        put(&mut b, &v.to_le_bytes()); // field 3 (name) at +4
+    }
+    put(&mut b, &(len as u32).to_le_bytes());
+    b.resize(b.len() + len, b'n');
+    b.push(0);
+    b
+}
+
+#[test]
+fn shared_tflite_tables_cannot_make_the_reader_huge() {
+    let small = formats::read(&tflite_sharing_one_name(3, 8), None, "m");
+    assert!(small.is_ok(), "{small:?}");
+    // 20000 copies of a 100 kB name would be 2 GB
+    let data = tflite_sharing_one_name(20_000, 100_000);
+    let e = formats::read(&data, None, "m").unwrap_err().to_string();
+    assert!(e.contains("share more data"), "{e}");
+    let peak = PEAK.load(Ordering::Relaxed);
+    assert!(peak < 512 << 20, "the heap peaked at {peak} bytes");
 }
 
 /// xorshift64: deterministic variants without a dependency.

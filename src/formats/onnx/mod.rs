@@ -84,7 +84,13 @@ struct Table {
     index: HashMap<String, usize>,
     values: Vec<Value>,
     infos: Vec<Info>,
+    /// Integers that computed constants have used, against [`DATA_BUDGET`].
+    data_used: usize,
 }
+
+/// Most integers all computed constants may hold together: real models need a
+/// few hundred; a crafted file cannot make folding slow or large.
+const DATA_BUDGET: usize = 1 << 20;
 
 impl Table {
     fn define(&mut self, name: &str, info: Info) -> Result<usize, Error> {
@@ -165,11 +171,17 @@ impl Table {
             };
             outs.push(chosen);
         }
-        let data = if folded {
+        let mut data = if folded && self.data_used < DATA_BUDGET {
             values::fold(node, &infos, &outs)
         } else {
             vec![None; outs.len()]
         };
+        for d in data.iter_mut() {
+            self.data_used += d.as_ref().map_or(0, Vec::len);
+            if self.data_used > DATA_BUDGET {
+                *d = None;
+            }
+        }
         let mut outputs = Vec::with_capacity(outs.len());
         for ((name, (dtype, shape)), data) in node.outputs.iter().zip(outs).zip(data) {
             if name.is_empty() {

@@ -73,7 +73,11 @@ fn compute(node: &Node, inputs: &[Option<&Info>]) -> Option<Vec<i64>> {
         "Concat" => {
             let mut out = Vec::new();
             for x in inputs.iter().flatten() {
-                out.extend_from_slice(x.data.as_deref()?);
+                let part = x.data.as_deref()?;
+                if out.len() + part.len() > MAX_DATA {
+                    return None;
+                }
+                out.extend_from_slice(part);
             }
             Some(out)
         }

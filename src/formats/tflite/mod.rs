@@ -22,16 +22,17 @@ pub fn is_tflite(data: &[u8]) -> bool {
 
 pub fn read(data: &[u8], name: &str) -> Result<Graph, Error> {
     let model = Table::root(data)?;
-    let codes = op_codes(&model)?;
+    // every byte the reader keeps is paid for by bytes of the file, so a corrupt
+    // file sharing one long vector or string among many tables cannot make it slow
+    // or large
+    let mut budget = Budget(2 * data.len() + (64 << 10));
+    let codes = op_codes(&model, &mut budget)?;
     let buffers = model.vector(4, 4)?;
     let subgraphs = model.vector(2, 4)?;
     let Some(sub) = subgraphs.filter(|s| !s.is_empty()) else {
         return Err(err(None, "the model has no subgraph"));
     };
     let sub = sub.table(0)?;
-    // every count below is paid for by bytes of the file, so a corrupt file cannot
-    // make the reader do more work than its size allows
-    let mut budget = Budget(data.len());
     let tensors = sub
         .vector(0, 4)?
         .ok_or_else(|| err(None, "subgraph 0 has no tensors"))?;
@@ -67,6 +68,7 @@ fn err(at: Option<String>, message: impl Into<String>) -> Error {
     Error::parse(FORMAT, at, message)
 }
 
+/// Bytes the reader may still keep.
 struct Budget(usize);
 
 impl Budget {
@@ -74,7 +76,7 @@ impl Budget {
         self.0 = self.0.checked_sub(n).ok_or_else(|| {
             err(
                 None,
-                "the model names more shape entries and tensor indices than its size allows",
+                "the model's tables share more data than a valid model of its size can (a corrupt file?)",
             )
         })?;
         Ok(())
@@ -82,7 +84,7 @@ impl Budget {
 }
 
 /// The kind of each operator code: builtin name or `CUSTOM:<code>`.
-fn op_codes(model: &Table) -> Result<Vec<String>, Error> {
+fn op_codes(model: &Table, budget: &mut Budget) -> Result<Vec<String>, Error> {
     let Some(list) = model.vector(1, 4)? else {
         return Ok(Vec::new());
     };
@@ -92,10 +94,12 @@ fn op_codes(model: &Table) -> Result<Vec<String>, Error> {
         // builtin_code (field 3) supersedes the one-byte deprecated_builtin_code
         // (field 0), which saturates at 127 for newer ops
         let builtin = i32::from(code.i8(0, 0)?).max(code.i32(3, 0)?);
-        out.push(match code.string(1)? {
+        let kind = match code.string(1)? {
             Some(custom) if builtin == 32 => format!("CUSTOM:{custom}"),
             _ => ops::builtin_name(builtin),
-        });
+        };
+        budget.spend(kind.len())?;
+        out.push(kind);
     }
     Ok(out)
 }
@@ -107,10 +111,11 @@ fn tensor(
     budget: &mut Budget,
 ) -> Result<Value, Error> {
     let name = t.string(3)?.unwrap_or_else(|| format!("tensor{index}"));
+    budget.spend(name.len())?;
     let at = || Some(format!("tensor `{name}`"));
     let shape: Vec<i64> = match t.vector(0, 4)? {
         Some(v) => {
-            budget.spend(v.len())?;
+            budget.spend(4 * v.len())?;
             v.i32s()?.into_iter().map(i64::from).collect()
         }
         None => Vec::new(),
@@ -174,6 +179,7 @@ fn operator(
             ),
         )
     })?;
+    budget.spend(kind.len())?;
     let what = format!("input of operator {k} ({kind})");
     let inputs = indices(op.vector(1, 4)?, n_tensors, &what, budget)?;
     let what = format!("output of operator {k} ({kind})");
@@ -197,7 +203,7 @@ fn indices(
     let Some(list) = list else {
         return Ok(Vec::new());
     };
-    budget.spend(list.len())?;
+    budget.spend(4 * list.len())?;
     let mut out = Vec::with_capacity(list.len());
     for i in list.i32s()? {
         match usize::try_from(i) {
