@@ -122,7 +122,7 @@ pub fn view(case: &Case, solution: &Solution) -> View {
                 Some(Node::Alloc(_)) => "ALLOC".to_string(),
                 Some(Node::Free(_)) => "FREE".to_string(),
                 Some(Node::Op(o)) => o.op.clone(),
-                None if (id as usize - n) % 2 == 0 => "SPILL_OUT".to_string(),
+                None if (id as usize - n).is_multiple_of(2) => "SPILL_OUT".to_string(),
                 None => "SPILL_IN".to_string(),
             };
             let timing = solution.timing.as_ref();

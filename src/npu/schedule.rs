@@ -60,8 +60,9 @@ pub enum Priority {
     /// Ops that do not grow memory first, each group by lowest id.
     NonGrowingFirst,
     /// Least estimated spill traffic at the levels' capacities (least recently used
-    /// evicted), then least growth, then lowest id.
-    Capacity,
+    /// evicted) over the op and up to this many ops it leads to, then least growth,
+    /// then lowest id.
+    Capacity(usize),
 }
 
 /// A Problem 1 schedule: every node once, in a topological order.
@@ -81,7 +82,7 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error>
                     .map(|&o| match priority {
                         Priority::Growth | Priority::Id => (0, s.growth(o), o),
                         Priority::NonGrowingFirst => (0, i64::from(s.growth(o) > 0), o),
-                        Priority::Capacity => (s.load_cost(o), s.growth(o), o),
+                        Priority::Capacity(depth) => (s.load_cost(o, depth), s.growth(o), o),
                     })
                     .collect();
                 ranked.sort_unstable();
@@ -263,12 +264,40 @@ impl<'a> State<'a> {
         false
     }
 
-    /// Estimated spill traffic to make `op`'s buffers resident at the levels' capacities.
-    fn load_cost(&self, op: u32) -> u64 {
+    /// Estimated spill traffic to make `op`'s buffers resident at the levels'
+    /// capacities. It looks one op ahead: the buffers of every undone op feeding the
+    /// same successors count too, so a step is cheap only when its partners' data is
+    /// resident as well.
+    fn load_cost(&self, op: u32, lookahead: usize) -> u64 {
         let Node::Op(o) = &self.case.nodes[op as usize] else {
             return 0;
         };
-        self.cache.cost_to_load(self.case, &o.bufs)
+        let mut bufs = o.bufs.clone();
+        let mut seen = vec![op];
+        let mut frontier = vec![op];
+        while let Some(a) = frontier.pop() {
+            for &s in &self.deps.succ[a as usize] {
+                if !matches!(self.case.nodes[s as usize], Node::Op(_)) {
+                    continue;
+                }
+                for &q in self.deps.pred[s as usize].iter().chain(std::iter::once(&s)) {
+                    let Node::Op(partner) = &self.case.nodes[q as usize] else {
+                        continue;
+                    };
+                    if self.done[q as usize] || seen.contains(&q) || seen.len() >= lookahead {
+                        continue;
+                    }
+                    seen.push(q);
+                    frontier.push(q);
+                    for &b in &partner.bufs {
+                        if !bufs.contains(&b) {
+                            bufs.push(b);
+                        }
+                    }
+                }
+            }
+        }
+        self.cache.cost_to_load(self.case, &bufs)
     }
 
     /// Counted bytes `op` allocates minus those it frees.

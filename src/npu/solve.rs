@@ -1,12 +1,13 @@
 //! The three problems as one call: pick an order, place buffers, time the result.
 //!
 //! - Problem 1: the list scheduler; `baseline` keeps the case's own op order,
-//!   `best` takes the best of its priorities by L1+UB peak.
+//!   `best` takes the best of its capacity-blind priorities by L1+UB peak.
 //! - Problem 2, `baseline`: the spilling article's method: depth-first topological
 //!   order, first fit, furthest next use as the victim.
-//! - Problem 2, `best`: a portfolio of orders (depth-first and the Problem 1
-//!   schedules), fit rules and victim rules; the least extra data movement wins,
-//!   then the shorter makespan.
+//! - Problem 2, `best`: a portfolio of orders (depth-first, the Problem 1
+//!   schedules and capacity-aware list schedules with three look-ahead depths), fit
+//!   rules and victim rules; the least extra data movement wins, then the shorter
+//!   makespan.
 //! - Problem 3: the same portfolio; the shortest makespan among plans whose
 //!   movement is within 2% of the least.
 
@@ -88,11 +89,16 @@ pub fn dfs_order(case: &Case) -> Vec<u32> {
     Deps::from_succ(succ).dfs()
 }
 
-const PRIORITIES: [(Priority, &str); 4] = [
+/// Cases above this many nodes skip the deeper capacity look-aheads (seconds each).
+const DEEP_LOOKAHEAD_NODES: usize = 10_000;
+
+const PRIORITIES: [(Priority, &str); 6] = [
     (Priority::Id, "p1 id"),
     (Priority::Growth, "p1 growth"),
     (Priority::NonGrowingFirst, "p1 non-growing-first"),
-    (Priority::Capacity, "capacity-aware"),
+    (Priority::Capacity(2), "capacity-aware (lookahead 2)"),
+    (Priority::Capacity(8), "capacity-aware (lookahead 8)"),
+    (Priority::Capacity(48), "capacity-aware (lookahead 48)"),
 ];
 
 fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
@@ -107,6 +113,7 @@ fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
             .collect(),
         Method::Best => PRIORITIES
             .iter()
+            .filter(|(p, _)| !matches!(p, Priority::Capacity(_)))
             .filter_map(|&(p, name)| {
                 list_schedule(case, p)
                     .ok()
@@ -148,6 +155,11 @@ fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
     )];
     if method == Method::Best {
         for &(p, name) in &PRIORITIES {
+            if matches!(p, Priority::Capacity(d) if d > 2)
+                && case.nodes.len() > DEEP_LOOKAHEAD_NODES
+            {
+                continue;
+            }
             if let Ok(o) = list_schedule(case, p) {
                 orders.push((o, format!("{name} order")));
             }
