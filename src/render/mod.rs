@@ -238,6 +238,8 @@ fn axes<'a, DB: DrawingBackend>(
     };
     let unit_bytes = unit_bytes as f64;
     let rows = extent.y == YAxis::Rows;
+    // about one x label per 90 CSS pixels
+    let x_labels = ((f64::from(area.dim_in_pixel().0) / view.scale / 90.0) as usize).clamp(3, 12);
     let mut chart = ChartBuilder::on(area)
         .margin(view.px(10.0))
         .margin_right(view.px(18.0))
@@ -256,7 +258,7 @@ fn axes<'a, DB: DrawingBackend>(
         .x_desc(extent.x_desc)
         .x_label_formatter(&x_label)
         .y_label_formatter(&y_label)
-        .x_labels(12)
+        .x_labels(x_labels)
         .y_labels(6);
     if rows {
         mesh.disable_y_mesh().y_labels(0);
@@ -438,14 +440,16 @@ fn row_label<DB: DrawingBackend>(
     area.draw(&Text::new(text.to_string(), pos, font))
 }
 
-/// The swatches of a legend laid out in lines `width` pixels wide from `left`:
-/// each item's top-left corner, and the height of all the lines.
+/// Each legend item's top-left corner, and the height of all the lines.
+type LegendLayout = (Vec<(i32, i32)>, u32);
+
+/// The swatches of a legend laid out in lines as wide as `area`, from `left`.
 fn legend_layout<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     items: &[(String, RGBColor)],
     left: i32,
     view: &View,
-) -> Result<(Vec<(i32, i32)>, u32), DrawingAreaErrorKind<DB::ErrorType>> {
+) -> Result<LegendLayout, DrawingAreaErrorKind<DB::ErrorType>> {
     let font = view.font(11.5);
     let (width, _) = area.dim_in_pixel();
     let (sw, gap, line) = (

@@ -1,0 +1,127 @@
+// Shared pieces of the browser tests: a served page in headless Chromium, checks that
+// print what they checked, canvas pixel measures, and the native CLI's numbers.
+
+import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../../www/serve.mjs';
+
+export const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export const results = { passed: 0, failed: 0 };
+
+/** Records one check: prints it and counts it. */
+export function check(what, ok, detail = '') {
+  if (ok) results.passed += 1;
+  else results.failed += 1;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${!ok && detail ? ` (${detail})` : ''}`);
+  return ok;
+}
+
+/** Serves the repo and opens Chromium; runs `body(context, url)` and reports. */
+export async function withBrowser(body, options = {}) {
+  if (!existsSync(join(ROOT, 'www/pkg/memplan_bg.wasm'))) {
+    console.error('www/pkg is missing: run ./build.sh first');
+    process.exit(2);
+  }
+  const { server, url } = await serve(ROOT, 0);
+  const profile = mkdtempSync(join(tmpdir(), 'memplan-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, args: ARGS, headless: true, acceptDownloads: true,
+    viewport: { width: 1280, height: 1000 }, deviceScaleFactor: 2, ...options,
+  });
+  try {
+    await body(context, url);
+  } finally {
+    await context.close();
+    server.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+  console.log(`${results.passed} passed, ${results.failed} failed`);
+  process.exit(results.failed === 0 ? 0 : 1);
+}
+
+/** Collects console errors and page errors of `page` into `problems`. */
+export function watch(page, problems) {
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+}
+
+export const text = (page, id) => page.locator(`#${id}`).textContent();
+export const visible = (page, id) => page.locator(`#${id}`).isVisible();
+
+/** Waits until the page has loaded and is not busy. */
+export async function settled(page) {
+  await page.waitForSelector('body[data-ready="true"]:not([data-busy])', { timeout: 30000 });
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+}
+
+/** Share of a canvas's pixels that are not near-white, how many colours appear, and a hash of them. */
+export function canvasInk(page, id) {
+  return page.evaluate((id) => {
+    const c = document.getElementById(id);
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let ink = 0;
+    let hash = 0;
+    const colours = new Set();
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i] < 235 || data[i + 1] < 235 || data[i + 2] < 235) ink += 1;
+      colours.add((data[i] >> 4) * 256 + (data[i + 1] >> 4) * 16 + (data[i + 2] >> 4));
+      hash = (hash * 31 + data[i] * 7 + data[i + 1] * 3 + data[i + 2]) >>> 0;
+    }
+    return { share: ink / (data.length / 4), colours: colours.size, hash, width: c.width, css: c.clientWidth };
+  }, id);
+}
+
+/**
+ * Moves a synthetic pointer over a grid of canvas `id` and records what its tooltip
+ * names at each point.
+ */
+export function scanTooltips(page, id, step = [13, 9]) {
+  return page.evaluate(([id, [sx, sy]]) => {
+    const canvas = document.getElementById(id);
+    const tip = canvas.parentElement.querySelector('.tooltip');
+    const box = canvas.getBoundingClientRect();
+    const found = [];
+    for (let y = 4; y < box.height; y += sy) {
+      for (let x = 4; x < box.width; x += sx) {
+        canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: box.left + x, clientY: box.top + y, bubbles: true }));
+        if (!tip.hidden) found.push({ x, y, name: tip.querySelector('.name').textContent, text: tip.textContent });
+      }
+    }
+    canvas.dispatchEvent(new MouseEvent('mouseleave'));
+    return found;
+  }, [id, step]);
+}
+
+/** Clicks CSS point (x, y) of canvas `id` with the real mouse, scrolling it into view first. */
+export async function clickAt(page, id, x, y) {
+  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+  const box = await page.locator(`#${id}`).boundingBox();
+  await page.mouse.click(box.x + x, box.y + y);
+}
+
+/** Runs the native CLI on `args` and returns its `key  value` lines as an object. */
+export function cli(args) {
+  const bin = join(ROOT, 'target/release/memplan');
+  const out = existsSync(bin)
+    ? execFileSync(bin, args, { cwd: ROOT, encoding: 'utf8' })
+    : execFileSync('cargo', ['run', '--release', '--quiet', '--', ...args], { cwd: ROOT, encoding: 'utf8' });
+  const fields = {};
+  for (const line of out.split('\n')) {
+    const m = line.match(/^(\S+(?: \S+)*?)\s{2,}(.*)$/);
+    if (m) fields[m[1]] = m[2];
+  }
+  return fields;
+}
+
+/** A number as the page writes it, without separators. */
+export const plain = (s) => (s ?? '').replace(/,/g, '').trim();

@@ -1,0 +1,328 @@
+// The visualizer's gallery, NPU view, compare, zoom, exports and share links in a real
+// Chromium: node tests/browser/views.test.mjs (after ./build.sh; uses target/release/memplan
+// when built, else cargo run, for the native numbers). Prints every check.
+
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  ROOT, canvasInk, check, clickAt, cli, plain, scanTooltips, settled, text, visible, watch, withBrowser,
+} from './harness.mjs';
+import { GALLERY } from '../../www/gallery.js';
+
+const CORPUS_FILES = {
+  'www/gallery/FlashAttention_Case0.json': 'npu/FlashAttention_Case0.json',
+  'www/gallery/light_squeezenet.json': 'graphs/light_squeezenet.json',
+  'www/gallery/A.1048576.csv': 'minimalloc/A.1048576.csv',
+};
+
+/** Opens gallery entry `id` by its button. */
+async function openExample(page, id) {
+  await page.locator(`button[data-example="${id}"]`).click();
+  await settled(page);
+}
+
+/** Checks one graph entry: peak as the CLI plans it, charts drawn, no error. */
+async function graphEntry(page, entry) {
+  const native = cli(['plan', entry.url]);
+  const peak = native.peak.split(' (')[0];
+  check(`${entry.id}: peak ${peak} as the CLI`, (await text(page, 'sum-peak')) === peak, await text(page, 'sum-peak'));
+  check(`${entry.id}: checker valid`, (await text(page, 'sum-valid')) === 'valid');
+  const ink = await canvasInk(page, 'time-address');
+  check(`${entry.id}: time-by-address drawn`, ink.share > 0.1 && ink.colours >= 5, JSON.stringify(ink));
+}
+
+/** Checks one NPU entry: a drawn chart per level with buffers, spill timeline, Gantt, and the CLI's numbers. */
+async function npuEntry(page, entry) {
+  const levels = await page.locator('#levels canvas').evaluateAll((cs) => cs.map((c) => c.id));
+  check(`${entry.id}: a chart per level that holds buffers`, levels.length >= 3, levels.join(','));
+  for (const id of levels) {
+    const ink = await canvasInk(page, id);
+    check(`${entry.id}: ${id} drawn`, ink.share > 0.04 && ink.colours >= 5, JSON.stringify(ink));
+  }
+  const spills = await canvasInk(page, 'spills');
+  const gantt = await canvasInk(page, 'gantt');
+  check(`${entry.id}: pipe Gantt drawn`, gantt.share > 0.05 && gantt.colours >= 6, JSON.stringify(gantt));
+  const native = cli(['npu', entry.url, '--problem', '2']);
+  const bars = native.spills !== '0';
+  check(`${entry.id}: spill timeline drawn (${bars ? 'bars' : 'axes and a note'})`,
+    bars ? spills.share > 0.03 && spills.colours >= 5 : spills.share > 0.005, JSON.stringify(spills));
+  const shown = {
+    spills: plain(await text(page, 'npu-spills')),
+    'extra movement': plain(await text(page, 'npu-movement')),
+    makespan: plain(await text(page, 'npu-makespan')),
+  };
+  for (const [key, value] of Object.entries(shown)) {
+    check(`${entry.id}: ${key} ${value} as memplan npu --problem 2`, value === native[key], `${value} vs ${native[key]}`);
+  }
+  check(`${entry.id}: independent checker says valid`, (await text(page, 'npu-valid')) === 'valid');
+}
+
+async function gallery(page, url) {
+  await page.goto(url);
+  await settled(page);
+  for (const entry of GALLERY) {
+    await openExample(page, entry.id);
+    const err = (await visible(page, 'error')) ? await text(page, 'error') : '';
+    if (!check(`gallery ${entry.id} loads without an error`, err === '', err)) continue;
+    check(`gallery ${entry.id}: its button is marked`, (await page.locator(`button[data-example="${entry.id}"]`).getAttribute('aria-pressed')) === 'true');
+    if (entry.about.startsWith('NPU')) await npuEntry(page, entry);
+    else await graphEntry(page, entry);
+  }
+}
+
+async function missingExample(page, url) {
+  await page.goto(url);
+  await settled(page);
+  await page.route('**/www/gallery/light_squeezenet.json', (route) => route.fulfill({ status: 404, body: 'not found' }));
+  await openExample(page, 'squeezenet');
+  const err = (await visible(page, 'error')) ? await text(page, 'error') : '';
+  check('a missing gallery file is explained', err.includes('SqueezeNet') && err.includes('404') && err.includes('build.sh'), err);
+  check('after a missing example the graph stays', (await text(page, 'graph-name')) === 'transformer_layer');
+  await page.unroute('**/www/gallery/light_squeezenet.json');
+  await openExample(page, 'npu-tiny');
+  check('the next example loads and clears the error', !(await visible(page, 'error')) && (await text(page, 'graph-name')) === 'npu_tiny_matmul');
+}
+
+/** Sets the capacity input of `level` and waits for the re-plan. */
+async function setCapacity(page, level, value) {
+  await page.locator(`#cap-${level}`).fill(value);
+  await page.waitForTimeout(400);
+  await settled(page);
+}
+
+async function capacities(page) {
+  await openExample(page, 'npu-tiny');
+  check('tiny NPU case: no spill at L1 4096', plain(await text(page, 'npu-spills')) === '0');
+  const before = await canvasInk(page, 'level-0');
+  await setCapacity(page, 'L1', '200');
+  const native = cli(['npu', 'examples/npu_tiny_matmul.json', '--problem', '2', '--levels', 'L1=200']);
+  check('L1 = 200 re-plans live: 1 spill', plain(await text(page, 'npu-spills')) === '1' && native.spills === '1');
+  check('L1 = 200: movement and makespan as the CLI with --levels L1=200',
+    plain(await text(page, 'npu-movement')) === native['extra movement'] && plain(await text(page, 'npu-makespan')) === native.makespan,
+    `${await text(page, 'npu-movement')} ${await text(page, 'npu-makespan')}`);
+  check('L1 = 200: the L1 chart is redrawn', (await canvasInk(page, 'level-0')).hash !== before.hash);
+  await setCapacity(page, 'L1', 'lots');
+  let err = (await visible(page, 'error')) ? await text(page, 'error') : '';
+  check('a capacity that is not a number is explained', err.includes('L1') && err.includes('lots'), err);
+  await setCapacity(page, 'L1', '100');
+  err = (await visible(page, 'error')) ? await text(page, 'error') : '';
+  check('a capacity below a buffer is explained', err.includes('Could not solve') && err.length > 40, err);
+  await setCapacity(page, 'L1', '200');
+  check('a good capacity clears the error and re-plans', !(await visible(page, 'error')) && plain(await text(page, 'npu-spills')) === '1');
+}
+
+async function highlight(page) {
+  const ids = ['level-0', 'spills', 'gantt'];
+  const before = Object.fromEntries(await Promise.all(ids.map(async (id) => [id, (await canvasInk(page, id)).hash])));
+  await page.locator('#spills').scrollIntoViewIfNeeded();
+  const bars = await scanTooltips(page, 'spills', [7, 5]);
+  const bar = bars[0];
+  if (!check('the spill bar is found by hovering', bar !== undefined && bar.text.includes('moved192'), bar?.text)) return;
+  await clickAt(page, 'spills', bar.x, bar.y);
+  const buffer = bar.name.match(/buffer (\d+)/)[1];
+  const selected = (await visible(page, 'npu-selection')) ? await text(page, 'npu-selection') : '';
+  check('click on a spill selects its buffer', selected.startsWith(`buffer ${buffer}`) && selected.includes('out 7, in 18'), selected);
+  for (const id of ids) {
+    check(`the selection is highlighted in ${id}`, (await canvasInk(page, id)).hash !== before[id]);
+  }
+  await page.keyboard.press('Escape');
+  check('Escape clears the NPU selection', !(await visible(page, 'npu-selection')));
+}
+
+async function zoom(page) {
+  await openExample(page, 'transformer');
+  const id = 'time-address';
+  const start = await canvasInk(page, id);
+  const liveStart = await canvasInk(page, 'live-bytes');
+  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+  const box = await page.locator(`#${id}`).boundingBox();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+  await page.mouse.wheel(0, -300);
+  await settled(page);
+  const zoomed = await canvasInk(page, id);
+  check('wheel zooms the chart', zoomed.hash !== start.hash);
+  check('the zoom across reaches the live-bytes chart too', (await canvasInk(page, 'live-bytes')).hash !== liveStart.hash);
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.6, { steps: 5 });
+  await page.mouse.up();
+  await settled(page);
+  const panned = await canvasInk(page, id);
+  check('drag pans the chart', panned.hash !== zoomed.hash);
+  check('a drag does not select', !(await visible(page, 'selection')));
+  await page.locator('#reset-zoom').click();
+  await settled(page);
+  check('reset restores the chart exactly', (await canvasInk(page, id)).hash === start.hash);
+  await page.locator(`#${id}`).focus();
+  await page.keyboard.press('+');
+  await settled(page);
+  const keyed = await canvasInk(page, id);
+  await page.keyboard.press('ArrowLeft');
+  await settled(page);
+  check('+ and arrows zoom and pan from the keyboard', keyed.hash !== start.hash && (await canvasInk(page, id)).hash !== keyed.hash);
+  await page.keyboard.press('0');
+  await settled(page);
+  check('0 resets from the keyboard', (await canvasInk(page, id)).hash === start.hash);
+}
+
+async function compare(page) {
+  await page.locator('#compare').selectOption('naive');
+  await settled(page);
+  const sides = await page.locator('#compare-body .compare-side').allTextContents();
+  check('compare shows two strategies side by side', sides.length === 2, sides.join(' | '));
+  check('compare: greedy-size peak 384 MiB, 1.00× the bound', sides[0]?.includes('greedy-size') && sides[0].includes('384 MiB') && sides[0].includes('1.00×'), sides[0]);
+  check('compare: naive peak 896 MiB, 2.33× the bound', sides[1]?.includes('naive') && sides[1].includes('896 MiB') && sides[1].includes('2.33×'), sides[1]);
+  const ink = await canvasInk(page, 'compare-1');
+  check('compare: the second strategy\'s chart is drawn', ink.share > 0.1 && ink.colours >= 5, JSON.stringify(ink));
+  const found = await scanTooltips(page, 'time-address');
+  const spot = found.find((f) => f.name === 'T4_AttnOut');
+  const before = [(await canvasInk(page, 'compare-1')).hash, (await canvasInk(page, 'live-bytes')).hash];
+  await clickAt(page, 'time-address', spot.x, spot.y);
+  const after = [(await canvasInk(page, 'compare-1')).hash, (await canvasInk(page, 'live-bytes')).hash];
+  check('a click highlights the tensor in the compare chart and the live-bytes chart', after[0] !== before[0] && after[1] !== before[1]);
+  await page.locator('#compare').selectOption('');
+  await settled(page);
+  check('compare none hides the panel', !(await visible(page, 'compare-panel')));
+}
+
+async function npuCompare(page) {
+  await openExample(page, 'flash-attention');
+  await page.locator('#npu-compare').selectOption('baseline');
+  await settled(page);
+  const sides = await page.locator('#compare-body .compare-side').allTextContents();
+  const native = cli(['npu', 'www/gallery/FlashAttention_Case0.json', '--problem', '2', '--method', 'baseline']);
+  check('NPU compare: best and baseline side by side', sides.length === 2 && sides[0].startsWith('best') && sides[1].startsWith('baseline'), sides.join(' | '));
+  check('NPU compare: baseline spills as the CLI', plain(sides[1]).includes(`spills${native.spills}extra movement${native['extra movement']}`), `${sides[1]} vs ${native.spills}/${native['extra movement']}`);
+  await page.locator('#npu-compare').selectOption('');
+}
+
+/** Clicks `button` and returns the download it starts: its name and bytes. */
+async function downloaded(page, button) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator(button).click()]);
+  const path = await download.path();
+  return { name: download.suggestedFilename(), bytes: readFileSync(path) };
+}
+
+async function exports(page) {
+  await openExample(page, 'transformer');
+  const png = await downloaded(page, 'button.png[data-canvas="time-address"]');
+  check('PNG of a chart downloads', png.name === 'transformer_layer-time-address.png' && png.bytes.subarray(1, 4).toString() === 'PNG' && png.bytes.length > 5000, `${png.name} ${png.bytes.length}`);
+  const json = await downloaded(page, '#download-json');
+  const plan = JSON.parse(json.bytes.toString());
+  check('plan JSON downloads with the peak', json.name.endsWith('.json') && plan.plan.peak_bytes === 402653184 && plan.valid === true, json.name);
+  const svg = await downloaded(page, '#download-svg');
+  check('SVG downloads', svg.bytes.toString().startsWith('<svg') && svg.bytes.toString().includes('T0_QKV_Proj'));
+  await openExample(page, 'flash-attention');
+  const npuJson = JSON.parse((await downloaded(page, '#download-json')).bytes.toString());
+  const spills = Number(plain(await text(page, 'npu-spills')));
+  check('NPU plan JSON has the levels, the spills shown and timed nodes',
+    npuJson.levels.length === 5 && npuJson.spills === spills && npuJson.nodes.length >= 1716 && npuJson.makespan > 0,
+    `${npuJson.levels.length} levels, ${npuJson.spills} spills vs ${spills}`);
+  const npuSvg = (await downloaded(page, '#download-svg')).bytes.toString();
+  check('NPU SVG has every chart', npuSvg.includes('L1: time by address') && npuSvg.includes('spills: out of') && npuSvg.includes('pipes: cycles'));
+  const npuPng = await downloaded(page, 'button.png[data-canvas="gantt"]');
+  check('PNG of the Gantt chart downloads', npuPng.name.endsWith('-gantt.png') && npuPng.bytes.length > 5000);
+}
+
+async function hostileExports(page) {
+  const name = '<img src=x onerror="window.pwned=1">';
+  const graph = JSON.stringify({
+    name: '<b>hostile</b>',
+    tensors: [{ name, size: '4KiB' }, { name: 'out', size: '4KiB' }],
+    ops: [{ name: 'make', type: 'Const', inputs: [], outputs: [name] }, { name: 'use', type: 'Relu', inputs: [name], outputs: ['out'] }],
+  });
+  await page.locator('#file').setInputFiles({ name: 'hostile.json', mimeType: 'application/json', buffer: Buffer.from(graph) });
+  await settled(page);
+  const svg = (await downloaded(page, '#download-svg')).bytes.toString();
+  check('hostile names stay text in the SVG export', !svg.includes('<img') && !svg.includes('<b>') && svg.includes('&lt;img'));
+  const json = await downloaded(page, '#download-json');
+  check('hostile names: the JSON export is named safely and parses', !/[<>"]/.test(json.name) && JSON.parse(json.bytes.toString()).plan.graph === '<b>hostile</b>', json.name);
+  const injected = await page.evaluate(() => document.querySelectorAll('main img, main b').length + (window.pwned ?? 0));
+  check('hostile names never become HTML', injected === 0);
+}
+
+async function share(context, page) {
+  await openExample(page, 'transformer');
+  await page.locator('#strategy').selectOption('best-fit');
+  await settled(page);
+  const found = await scanTooltips(page, 'time-address');
+  const spot = found.find((f) => f.name === 'T6_FFN_Up');
+  await clickAt(page, 'time-address', spot.x, spot.y);
+  await page.locator('#share').click();
+  const link = await page.locator('#share-link').inputValue();
+  check('share link carries example, strategy and selection', link.includes('example=transformer') && link.includes('strategy=best-fit') && /select=\d+/.test(link), link);
+  const other = await context.newPage();
+  await other.goto(link);
+  await settled(other);
+  check('shared link: same example', (await text(other, 'graph-name')) === 'transformer_layer');
+  check('shared link: same strategy', (await other.locator('#strategy').inputValue()) === 'best-fit');
+  check('shared link: same selection', (await visible(other, 'selection')) && (await text(other, 'selection')).startsWith('T6_FFN_Up'));
+  await other.close();
+
+  await openExample(page, 'npu-tiny');
+  await setCapacity(page, 'L1', '200');
+  const bars = await scanTooltips(page, 'spills', [7, 5]);
+  await clickAt(page, 'spills', bars[0].x, bars[0].y);
+  await page.locator('#share').click();
+  const npuLink = await page.locator('#share-link').inputValue();
+  const npuPage = await context.newPage();
+  await npuPage.goto(npuLink);
+  await settled(npuPage);
+  check('shared NPU link: same case and capacity', (await text(npuPage, 'graph-name')) === 'npu_tiny_matmul' && (await npuPage.locator('#cap-L1').inputValue()) === '200', npuLink);
+  check('shared NPU link: same spills and selection', plain(await text(npuPage, 'npu-spills')) === '1' && (await text(npuPage, 'npu-selection')).startsWith(bars[0].name.replace(' spills', '')));
+  await npuPage.close();
+}
+
+async function phone(context, url) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const id of ['transformer', 'npu-tiny']) {
+    await page.goto(`${url}?example=${id}`);
+    await settled(page);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(`phone width: ${id} fits without sideways scrolling`, overflow <= 0, `${overflow}px too wide`);
+    await page.screenshot({ path: join(ROOT, `out/phone-${id}.png`), fullPage: true });
+  }
+  await page.close();
+}
+
+/** Saves the README's screenshots: a graph view and an NPU view, 1280 wide. */
+async function screenshots(context, url) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(`${url}?example=transformer&compare=best-fit&select=4`);
+  await settled(page);
+  await page.screenshot({ path: join(ROOT, 'out/visualizer.png'), fullPage: true });
+  await page.goto(`${url}?example=npu-tiny&caps=L1%3D200&select=1`);
+  await settled(page);
+  await page.screenshot({ path: join(ROOT, 'out/visualizer-npu.png'), fullPage: true });
+  await page.close();
+  console.log('screenshots: out/visualizer.png, out/visualizer-npu.png, out/phone-*.png');
+}
+
+withBrowser(async (context, url) => {
+  mkdirSync(join(ROOT, 'out'), { recursive: true });
+  const problems = [];
+  const page = context.pages()[0] ?? await context.newPage();
+  watch(page, problems);
+  const missing = Object.keys(CORPUS_FILES).filter((f) => {
+    try { readFileSync(join(ROOT, f)); return false; } catch { return true; }
+  });
+  if (missing.length) console.log(`note: ${missing.join(', ')} missing (no corpus at build time); their gallery entries will fail`);
+  await gallery(page, url);
+  const seen = problems.length;
+  await missingExample(page, url);
+  const expected = problems.splice(seen).filter((p) => !p.includes('404'));
+  problems.push(...expected);
+  await capacities(page);
+  await highlight(page);
+  await zoom(page);
+  await compare(page);
+  await npuCompare(page);
+  await exports(page);
+  await hostileExports(page);
+  await share(context, page);
+  await phone(context, url);
+  await screenshots(context, url);
+  check('no console errors or page errors', problems.length === 0, problems.join('; '));
+}, { viewport: { width: 1280, height: 1000 }, deviceScaleFactor: 2 });
