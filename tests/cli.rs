@@ -136,7 +136,8 @@ fn bench_prints_a_row_per_strategy_and_a_summary() {
         .lines()
         .filter(|l| l.starts_with("transformer_layer.json"))
         .count();
-    assert_eq!(rows, 5);
+    let (_, list, _) = memplan(&["strategies"]);
+    assert_eq!(rows, list.lines().count(), "one row per strategy");
     assert!(out.contains("geomean ratio"));
     let best = out
         .lines()
@@ -199,10 +200,23 @@ fn npu_writes_contest_files_that_npu_check_accepts() {
     ]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("extra movement: 192"), "{out}");
-    // the default 4096-unit L1 needs no spill
-    let (code, out, _) = memplan(&["npu", "examples/npu_tiny_matmul.json", "--problem", "3"]);
+    // the default 4096-unit L1 needs no spill; the charts go to SVG
+    let svg = dir.join("npu.svg");
+    let (code, out, _) = memplan(&[
+        "npu",
+        "examples/npu_tiny_matmul.json",
+        "--problem",
+        "3",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0);
     assert!(out.contains("spills          0"), "{out}");
+    let svg = std::fs::read_to_string(svg).unwrap();
+    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
+    for level in ["L1", "L0A", "L0B", "L0C", "MTE1", "CUBE"] {
+        assert!(svg.contains(level), "the SVG does not name {level}");
+    }
     let (code, _, err) = memplan(&[
         "npu",
         "examples/npu_tiny_matmul.json",

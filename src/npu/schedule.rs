@@ -15,6 +15,10 @@ use super::case::{Case, Node};
 use super::deps::Deps;
 use crate::error::Error;
 
+/// Ops ranked plus look-ahead ops visited before a list schedule gives up (a
+/// deterministic time budget of a few seconds).
+pub const WORK_LIMIT: u64 = 20_000_000;
+
 /// Levels whose bytes count in the Problem 1 peak.
 pub fn counted_levels(case: &Case) -> Vec<bool> {
     case.levels
@@ -33,6 +37,10 @@ pub fn single_levels(case: &Case) -> Vec<bool> {
 
 struct State<'a> {
     case: &'a Case,
+    /// Ops ranked and look-ahead ops visited so far: the cost of the schedule.
+    work: std::cell::Cell<u64>,
+    /// Cached [`State::growth`] per node; `i64::MIN` when stale.
+    growth_of: Vec<std::cell::Cell<i64>>,
     deps: Deps,
     remaining: Vec<u32>,
     /// Undone predecessors that are not ALLOCs, per node.
@@ -73,10 +81,18 @@ pub fn min_residency(case: &Case) -> Result<Vec<u32>, Error> {
 pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error> {
     let mut s = State::new(case);
     while !s.ready.is_empty() {
+        s.work.set(s.work.get() + s.ready.len() as u64);
+        if s.work.get() > WORK_LIMIT {
+            return Err(Error::limit(
+                format!("the work of the {priority:?} list schedule"),
+                s.work.get(),
+                WORK_LIMIT,
+            ));
+        }
         let pick = match priority {
             Priority::Id => s.ready.iter().copied().find(|&o| s.l0_ok(o)),
             _ => {
-                let mut ranked: Vec<(u64, i64, u32)> = s
+                let ranked: Vec<(u64, i64, u32)> = s
                     .ready
                     .iter()
                     .map(|&o| match priority {
@@ -85,8 +101,11 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error>
                         Priority::Capacity(depth) => (s.load_cost(o, depth), s.growth(o), o),
                     })
                     .collect();
-                ranked.sort_unstable();
-                ranked.into_iter().map(|(_, _, o)| o).find(|&o| s.l0_ok(o))
+                let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, i64, u32)>> =
+                    ranked.into_iter().map(std::cmp::Reverse).collect();
+                std::iter::from_fn(|| heap.pop())
+                    .map(|std::cmp::Reverse((_, _, o))| o)
+                    .find(|&o| s.l0_ok(o))
             }
         };
         let Some(op) = pick else {
@@ -138,6 +157,10 @@ impl<'a> State<'a> {
         }
         State {
             case,
+            work: std::cell::Cell::new(0),
+            growth_of: (0..case.nodes.len())
+                .map(|_| std::cell::Cell::new(i64::MIN))
+                .collect(),
             deps,
             remaining,
             waiting,
@@ -288,6 +311,10 @@ impl<'a> State<'a> {
                         continue;
                     }
                     seen.push(q);
+                    self.work.set(self.work.get() + 1);
+                    if self.work.get() > WORK_LIMIT {
+                        return u64::MAX;
+                    }
                     frontier.push(q);
                     for &b in &partner.bufs {
                         if !bufs.contains(&b) {
@@ -302,6 +329,16 @@ impl<'a> State<'a> {
 
     /// Counted bytes `op` allocates minus those it frees.
     fn growth(&self, op: u32) -> i64 {
+        let cached = self.growth_of[op as usize].get();
+        if cached != i64::MIN {
+            return cached;
+        }
+        let g = self.compute_growth(op);
+        self.growth_of[op as usize].set(g);
+        g
+    }
+
+    fn compute_growth(&self, op: u32) -> i64 {
         let mut g: i64 = 0;
         for b in self.new_buffers(op) {
             let buf = &self.case.buffers[b as usize];
@@ -348,6 +385,13 @@ impl<'a> State<'a> {
         for k in 0..self.deps.succ[n as usize].len() {
             let s = self.deps.succ[n as usize][k];
             self.remaining[s as usize] -= 1;
+            // growth reads undone ALLOC predecessors and the FREEs an op completes
+            self.growth_of[s as usize].set(i64::MIN);
+            if matches!(self.case.nodes[s as usize], Node::Free(_)) {
+                for &q in &self.deps.pred[s as usize] {
+                    self.growth_of[q as usize].set(i64::MIN);
+                }
+            }
             if !alloc {
                 self.waiting[s as usize] -= 1;
                 if self.waiting[s as usize] == 0

@@ -89,9 +89,6 @@ pub fn dfs_order(case: &Case) -> Vec<u32> {
     Deps::from_succ(succ).dfs()
 }
 
-/// Cases above this many nodes skip the deeper capacity look-aheads (seconds each).
-const DEEP_LOOKAHEAD_NODES: usize = 10_000;
-
 const PRIORITIES: [(Priority, &str); 6] = [
     (Priority::Id, "p1 id"),
     (Priority::Growth, "p1 growth"),
@@ -155,13 +152,11 @@ fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
     )];
     if method == Method::Best {
         for &(p, name) in &PRIORITIES {
-            if matches!(p, Priority::Capacity(d) if d > 2)
-                && case.nodes.len() > DEEP_LOOKAHEAD_NODES
-            {
-                continue;
-            }
-            if let Ok(o) = list_schedule(case, p) {
-                orders.push((o, format!("{name} order")));
+            match list_schedule(case, p) {
+                Ok(o) => orders.push((o, format!("{name} order"))),
+                // a deeper look-ahead would only cost more
+                Err(_) if matches!(p, Priority::Capacity(_)) => break,
+                Err(_) => {}
             }
         }
         rules.push((

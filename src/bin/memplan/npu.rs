@@ -15,6 +15,7 @@ use std::process::ExitCode;
 pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let (mut case_path, mut problem, mut method) = (None::<PathBuf>, None::<u8>, Method::Best);
     let (mut out, mut json, mut levels) = (None::<PathBuf>, None::<String>, default_levels());
+    let mut svg = None::<PathBuf>;
     while let Some(arg) = Token::next(args)? {
         match arg {
             Token::Long(l) if l == "problem" => {
@@ -25,6 +26,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             }
             Token::Long(l) if l == "out" => out = Some(args.value()?.into()),
             Token::Long(l) if l == "json" => json = Some(args.value()?.string()?),
+            Token::Long(l) if l == "svg" => svg = Some(args.value()?.into()),
             Token::Long(l) if l == "levels" => set_levels(&mut levels, &args.value()?.string()?)?,
             Token::Value(v) if case_path.is_none() => case_path = Some(v.into()),
             other => return Err(other.unexpected()),
@@ -58,6 +60,10 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         } else {
             std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {path}: {e}"))?;
         }
+    }
+    if let Some(path) = &svg {
+        let text = memplan::render::npu_svg(&view(&case, &solution), 1100)?;
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     let report = check_npu(&case, problem, &files);
     let print = json.as_deref() != Some("-");
