@@ -15,8 +15,8 @@ use super::case::{Case, Node};
 use super::deps::Deps;
 use crate::error::Error;
 
-/// Ops ranked plus look-ahead ops visited before a list schedule gives up (a
-/// deterministic time budget of a few seconds).
+/// Ops ranked plus look-ahead ops visited before a capacity-aware list schedule
+/// gives up (a deterministic time budget of a few seconds).
 pub const WORK_LIMIT: u64 = 20_000_000;
 
 /// Levels whose bytes count in the Problem 1 peak.
@@ -82,7 +82,7 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error>
     let mut s = State::new(case);
     while !s.ready.is_empty() {
         s.work.set(s.work.get() + s.ready.len() as u64);
-        if s.work.get() > WORK_LIMIT {
+        if matches!(priority, Priority::Capacity(_)) && s.work.get() > WORK_LIMIT {
             return Err(Error::limit(
                 format!("the work of the {priority:?} list schedule"),
                 s.work.get(),
