@@ -1,19 +1,8 @@
 //! The `memplan` binary end to end: reports, JSON plans, check, and errors.
 
-use std::process::Command;
+mod common;
 
-fn memplan(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use common::memplan;
 
 fn temp(name: &str, content: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("memplan-cli-{}", std::process::id()));

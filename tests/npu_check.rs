@@ -2,27 +2,19 @@
 //! broken results with the exact violation, the case readers (JSON, the CSV pair and
 //! their errors), the contest file readers and `memplan npu-check` end to end.
 
+mod common;
+
+use common::memplan;
 use memplan::check::npu::{check_npu, NpuReport, NpuViolation, MAX_VIOLATIONS};
 use memplan::formats::contest::{ContestFile, ContestFiles};
 use memplan::formats::npu::{read_csv, read_json};
 use memplan::npu::case::{default_levels, Case};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 // ---- the published results
 
 fn corpus() -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/npu");
-    if !path.join("published").exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the shared corpus is missing at {} (required in CI)",
-            path.display()
-        );
-        eprintln!("SKIPPED: {} is missing", path.display());
-        return None;
-    }
-    Some(path)
+    common::corpus_dir("npu")
 }
 
 fn read_results(dir: &Path, case: &str, problem: u8) -> ContestFiles {
@@ -583,19 +575,6 @@ fn contest_files_name_the_bad_line() {
 }
 
 // ---- the command line
-
-fn memplan(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
 
 fn write_results(dir: &Path, f: &ContestFiles) {
     for file in ContestFile::ALL {

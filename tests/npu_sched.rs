@@ -1,6 +1,8 @@
 //! NPU schedulers on the five public cases; every solution goes through the
 //! independent checker, which must agree with the scheduler's own figures.
 
+mod common;
+
 use memplan::check::npu::check_npu;
 use memplan::formats::npu::read_json;
 use memplan::npu::case::default_levels;
@@ -8,18 +10,7 @@ use memplan::npu::export::contest_files;
 use memplan::npu::solve::{solve, Method};
 
 fn case(name: &str) -> Option<memplan::npu::Case> {
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/npu")
-        .join(format!("{name}.json"));
-    if !path.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the shared corpus is missing at {} (required in CI)",
-            path.display()
-        );
-        eprintln!("SKIPPED: {} is missing", path.display());
-        return None;
-    }
+    let path = common::corpus_dir("npu")?.join(format!("{name}.json"));
     Some(read_json(&std::fs::read(&path).unwrap(), name, default_levels()).unwrap())
 }
 

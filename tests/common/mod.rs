@@ -60,3 +60,17 @@ pub fn files(dir: &std::path::Path, ext: &str) -> Vec<PathBuf> {
 }
 
 pub const MIB: u64 = 1 << 20;
+
+/// Runs the `memplan` binary in the project root: exit code, stdout, stderr.
+pub fn memplan(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
