@@ -10,5 +10,6 @@ pub mod pipes;
 pub mod schedule;
 pub mod solve;
 pub mod spill;
+pub mod tighten;
 
 pub use case::{Case, Level, Node, NpuBuffer, OpNode, Pipe};

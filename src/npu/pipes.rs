@@ -24,40 +24,8 @@ pub struct Timing {
 
 /// Times `plan` on `case`.
 pub fn simulate(case: &Case, plan: &NpuPlan) -> Timing {
-    let n = case.nodes.len();
     let len = plan.schedule.len();
-    let mut pos_of = vec![u32::MAX; n + 2 * plan.spills.len()];
-    for (p, &id) in plan.schedule.iter().enumerate() {
-        pos_of[id as usize] = p as u32;
-    }
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); len];
-    let mut edge = |a: u32, b: u32| preds[pos_of[b as usize] as usize].push(pos_of[a as usize]);
-    for &(a, b) in &case.edges {
-        edge(a, b);
-    }
-    let mut users: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
-    for (i, node) in case.nodes.iter().enumerate() {
-        if let Node::Op(op) = node {
-            op.bufs
-                .iter()
-                .for_each(|&b| users[b as usize].push(i as u32));
-        }
-    }
-    for (k, s) in plan.spills.iter().enumerate() {
-        let (out, inn) = ((n + 2 * k) as u32, (n + 2 * k + 1) as u32);
-        let buf = &case.buffers[s.buffer as usize];
-        edge(buf.alloc, out);
-        edge(out, inn);
-        edge(inn, buf.free);
-        for &u in &users[s.buffer as usize] {
-            if pos_of[u as usize] < s.out_pos {
-                edge(u, out);
-            } else {
-                edge(inn, u);
-            }
-        }
-        users[s.buffer as usize].extend([out, inn]);
-    }
+    let preds = dependencies(case, plan);
     // residencies starting and ending at each position, for address-reuse waits
     let mut starts: Vec<Option<usize>> = vec![None; len];
     let mut ends: Vec<Option<usize>> = vec![None; len];
@@ -71,28 +39,7 @@ pub fn simulate(case: &Case, plan: &NpuPlan) -> Timing {
         let b = &case.buffers[res.buffer as usize];
         (b.level, res.offset, res.offset + b.size)
     };
-    let mut pipe: Vec<Option<Pipe>> = Vec::with_capacity(len);
-    let mut duration: Vec<u64> = Vec::with_capacity(len);
-    for &id in &plan.schedule {
-        let (p, d) = match case.nodes.get(id as usize) {
-            Some(Node::Op(op)) => (Some(op.pipe), op.cycles),
-            Some(_) => (None, 0),
-            None => {
-                let k = (id as usize - n) / 2;
-                let b = &case.buffers[plan.spills[k].buffer as usize];
-                if (id as usize - n).is_multiple_of(2) {
-                    (
-                        Some(Pipe::Mte3),
-                        if b.copy_in { 0 } else { spill_cycles(b.size) },
-                    )
-                } else {
-                    (Some(Pipe::Mte2), spill_cycles(b.size))
-                }
-            }
-        };
-        pipe.push(p);
-        duration.push(d);
-    }
+    let (pipe, duration) = costs(case, plan);
     let mut start = vec![0u64; len];
     let mut finish = vec![0u64; len];
     let mut pipe_free = [0u64; Pipe::ALL.len()];
@@ -129,6 +76,69 @@ pub fn simulate(case: &Case, plan: &NpuPlan) -> Timing {
         pipe,
         makespan,
     }
+}
+
+/// Predecessor positions of every schedule position: the case's edges and the
+/// spill edges (address reuse is handled apart).
+pub(super) fn dependencies(case: &Case, plan: &NpuPlan) -> Vec<Vec<u32>> {
+    let n = case.nodes.len();
+    let mut pos_of = vec![u32::MAX; n + 2 * plan.spills.len()];
+    for (p, &id) in plan.schedule.iter().enumerate() {
+        pos_of[id as usize] = p as u32;
+    }
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); plan.schedule.len()];
+    let mut edge = |a: u32, b: u32| preds[pos_of[b as usize] as usize].push(pos_of[a as usize]);
+    for &(a, b) in &case.edges {
+        edge(a, b);
+    }
+    let mut users: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
+    for (i, node) in case.nodes.iter().enumerate() {
+        if let Node::Op(op) = node {
+            op.bufs
+                .iter()
+                .for_each(|&b| users[b as usize].push(i as u32));
+        }
+    }
+    for (k, s) in plan.spills.iter().enumerate() {
+        let (out, inn) = ((n + 2 * k) as u32, (n + 2 * k + 1) as u32);
+        let buf = &case.buffers[s.buffer as usize];
+        edge(buf.alloc, out);
+        edge(out, inn);
+        edge(inn, buf.free);
+        for &u in &users[s.buffer as usize] {
+            if pos_of[u as usize] < s.out_pos {
+                edge(u, out);
+            } else {
+                edge(inn, u);
+            }
+        }
+        users[s.buffer as usize].extend([out, inn]);
+    }
+    preds
+}
+
+/// Pipe and cycles of every schedule position.
+pub(super) fn costs(case: &Case, plan: &NpuPlan) -> (Vec<Option<Pipe>>, Vec<u64>) {
+    let n = case.nodes.len();
+    plan.schedule
+        .iter()
+        .map(|&id| match case.nodes.get(id as usize) {
+            Some(Node::Op(op)) => (Some(op.pipe), op.cycles),
+            Some(_) => (None, 0),
+            None => {
+                let k = (id as usize - n) / 2;
+                let b = &case.buffers[plan.spills[k].buffer as usize];
+                if (id as usize - n).is_multiple_of(2) {
+                    (
+                        Some(Pipe::Mte3),
+                        if b.copy_in { 0 } else { spill_cycles(b.size) },
+                    )
+                } else {
+                    (Some(Pipe::Mte2), spill_cycles(b.size))
+                }
+            }
+        })
+        .unzip()
 }
 
 /// Per level, the latest finish of an ended residency over each address range:
