@@ -1,20 +1,25 @@
 //! The browser's entry: a thin `#[wasm_bindgen]` layer over the core.
 //!
-//! One [`Session`] per loaded graph keeps the graph and its analysis; JS asks it for
-//! plans and has it draw the charts on canvases. An NPU case gets an
-//! [`npu::NpuSession`] instead. Values cross as plain JS objects (sizes as numbers);
-//! every error crosses as a JS `Error` with the core's message.
+//! Planning runs in a Web Worker: one [`Session`] per loaded graph keeps the graph and
+//! its analysis and answers with plan reports as JSON text; an NPU case gets an
+//! [`npu::NpuSession`] instead. The page's own instance only draws: a
+//! [`draw::Drawing`] (or [`npu_draw::NpuDrawing`]) is made from those reports, since
+//! plotters measures text through the page's DOM. Every error crosses as a JS `Error`
+//! with the core's message.
 
+mod draw;
 mod npu;
+mod npu_draw;
 
 use crate::formats::{self, format_size};
-use crate::render::{self, View, Window};
+use crate::render::{Raster, View, Window};
 use crate::{analyse, check, liveness, Analysis, Graph, Options, PackOptions, Plan, Strategy};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use web_sys::HtmlCanvasElement;
+use wasm_bindgen::{Clamped, JsCast};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -55,15 +60,13 @@ pub(crate) fn view(scale: f64, highlight: Option<u64>, win: JsValue) -> Result<V
     })
 }
 
-/// A loaded graph, its analysis and the last plan made from it.
+/// A loaded graph and its analysis, in the planning worker.
 #[wasm_bindgen]
 pub struct Session {
     graph: Graph,
     analysis: Analysis,
     options: Options,
     profile: Vec<(u32, u64)>,
-    /// The last plan made for the main view (0) and for the comparison (1).
-    plans: [Option<Plan>; 2],
 }
 
 /// What the page shows about a graph besides its plan: op names for hover details.
@@ -94,6 +97,11 @@ struct PlanReport<'a> {
     ratio: f64,
 }
 
+/// `value` as compact JSON text, the form reports leave the worker in.
+pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, JsError> {
+    serde_json::to_string(value).map_err(js_error)
+}
+
 #[derive(Serialize)]
 struct StrategyInfo {
     name: &'static str,
@@ -119,12 +127,11 @@ impl Session {
             analysis,
             options,
             profile,
-            plans: [None, None],
         })
     }
 
-    /// The graph's name, size, ops and each tensor's producer and consumers.
-    pub fn info(&self) -> Result<JsValue, JsError> {
+    /// The graph's name, size, ops and each tensor's producer and consumers, as JSON.
+    pub fn info(&self) -> Result<String, JsError> {
         let g = &self.graph;
         let mut consumers = vec![Vec::new(); g.tensors.len()];
         for (k, op) in g.ops.iter().enumerate() {
@@ -132,7 +139,7 @@ impl Session {
                 consumers[t.index()].push(k as u32);
             }
         }
-        to_js(&GraphInfo {
+        to_json(&GraphInfo {
             name: &g.name,
             tensors: g.tensors.len(),
             ops: g
@@ -149,15 +156,9 @@ impl Session {
     }
 
     /// Plans with the strategy named `strategy` and offsets aligned to `align`
-    /// (a size such as `64` or `4KiB`; empty for none), checks the plan and keeps it
-    /// for drawing in `slot` (0, the default, for the main view; 1 for the comparison).
-    pub fn plan(
-        &mut self,
-        strategy: &str,
-        align: &str,
-        slot: Option<u8>,
-    ) -> Result<JsValue, JsError> {
-        let slot = slot_index(slot)?;
+    /// (a size such as `64` or `4KiB`; empty for none), checks the plan and returns
+    /// the report (plan, check, live-bytes profile, ratio) as JSON.
+    pub fn plan(&mut self, strategy: &str, align: &str) -> Result<String, JsError> {
         let strategy = Strategy::from_name(strategy).map_err(js_error)?;
         let align = match align.trim() {
             "" => 1,
@@ -174,89 +175,13 @@ impl Session {
         }
         let plan = self.analysis.plan(&self.graph, strategy);
         let violations = check::check(&self.graph, &plan);
-        let report = to_js(&PlanReport {
+        to_json(&PlanReport {
             plan: &plan,
             valid: violations.is_empty(),
             violations: violations.iter().map(|v| v.to_string()).collect(),
             profile: &self.profile,
             ratio: plan.ratio(),
-        });
-        self.plans[slot] = Some(plan);
-        report
-    }
-
-    /// The plan in `slot` with its check, as pretty JSON text.
-    pub fn json(&self, slot: Option<u8>) -> Result<String, JsError> {
-        let plan = self.plan_in(slot)?;
-        let violations = check::check(&self.graph, plan);
-        let report = PlanReport {
-            plan,
-            valid: violations.is_empty(),
-            violations: violations.iter().map(|v| v.to_string()).collect(),
-            profile: &self.profile,
-            ratio: plan.ratio(),
-        };
-        serde_json::to_string_pretty(&report).map_err(js_error)
-    }
-
-    /// Draws the time-by-address chart of the plan in `slot` on `canvas` (sized in
-    /// device pixels, `scale` of them per CSS pixel), outlining tensor `highlight`,
-    /// zoomed to `window`. Returns the plotting area's frame in CSS pixels.
-    #[wasm_bindgen(js_name = drawTimeAddress)]
-    pub fn draw_time_address(
-        &self,
-        canvas: HtmlCanvasElement,
-        scale: f64,
-        highlight: Option<u32>,
-        window: JsValue,
-        slot: Option<u8>,
-    ) -> Result<JsValue, JsError> {
-        let plan = self.plan_in(slot)?;
-        let view = view(scale, highlight.map(u64::from), window)?;
-        let root = canvas_area(canvas)?;
-        let frame = render::time_address(&root, plan, &view).map_err(js_error)?;
-        root.present().map_err(js_error)?;
-        to_js(&frame)
-    }
-
-    /// Draws the live-bytes curve on `canvas`, shading the steps of tensor
-    /// `highlight`; returns its frame like [`Session::draw_time_address`].
-    #[wasm_bindgen(js_name = drawLiveBytes)]
-    pub fn draw_live_bytes(
-        &self,
-        canvas: HtmlCanvasElement,
-        scale: f64,
-        highlight: Option<u32>,
-        window: JsValue,
-    ) -> Result<JsValue, JsError> {
-        let plan = self.plan_in(Some(0))?;
-        let view = view(scale, None, window)?;
-        let span = highlight
-            .and_then(|id| plan.tensors.iter().find(|t| t.id == id))
-            .map(|t| (t.start, t.end));
-        let root = canvas_area(canvas)?;
-        let frame = render::live_bytes(
-            &root,
-            &self.profile,
-            plan.lower_bound,
-            plan.steps,
-            span,
-            &view,
-        )
-        .map_err(js_error)?;
-        root.present().map_err(js_error)?;
-        to_js(&frame)
-    }
-
-    /// Both charts of the main plan as one SVG document.
-    pub fn svg(&self) -> Result<String, JsError> {
-        render::svg(self.plan_in(Some(0))?, &self.profile, 960, 720).map_err(|e| JsError::new(&e))
-    }
-
-    fn plan_in(&self, slot: Option<u8>) -> Result<&Plan, JsError> {
-        self.plans[slot_index(slot)?]
-            .as_ref()
-            .ok_or_else(|| JsError::new("no plan yet: call plan() first"))
+        })
     }
 }
 
@@ -272,11 +197,58 @@ fn slot_index(slot: Option<u8>) -> Result<usize, JsError> {
 pub(crate) fn canvas_area(
     canvas: HtmlCanvasElement,
 ) -> Result<DrawingArea<CanvasBackend, plotters::coord::Shift>, JsError> {
-    let backend = CanvasBackend::with_canvas_object(canvas)
-        .ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
-    let root = backend.into_drawing_area();
+    let root = bare_area(canvas)?;
     root.fill(&WHITE).map_err(js_error)?;
     Ok(root)
+}
+
+/// A drawing area over the whole of `canvas`, left as it is.
+pub(crate) fn bare_area(
+    canvas: HtmlCanvasElement,
+) -> Result<DrawingArea<CanvasBackend, plotters::coord::Shift>, JsError> {
+    let backend = CanvasBackend::with_canvas_object(canvas)
+        .ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
+    Ok(backend.into_drawing_area())
+}
+
+/// Draws on `canvas` with `draw`, which paints a chart's boxes into `raster` and has
+/// it put on the canvas in one `putImageData` before drawing the rest over it.
+pub(crate) fn with_raster<T, E: std::fmt::Display>(
+    canvas: HtmlCanvasElement,
+    raster: &mut Raster,
+    draw: impl FnOnce(
+        &DrawingArea<CanvasBackend, plotters::coord::Shift>,
+        &mut Raster,
+        &mut dyn FnMut(&Raster),
+    ) -> Result<T, E>,
+) -> Result<T, JsError> {
+    let context: CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into().ok())
+        .ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
+    let root = bare_area(canvas)?;
+    let mut failed = None;
+    let mut put = |raster: &Raster| {
+        let image = ImageData::new_with_u8_clamped_array_and_sh(
+            Clamped(raster.bytes()),
+            raster.width(),
+            raster.height(),
+        );
+        let done = image.and_then(|image| context.put_image_data(&image, 0.0, 0.0));
+        if let Err(e) = done {
+            failed = Some(e);
+        }
+    };
+    let out = draw(&root, raster, &mut put).map_err(js_error)?;
+    if let Some(e) = failed {
+        return Err(JsError::new(&format!(
+            "could not put the chart's pixels: {e:?}"
+        )));
+    }
+    root.present().map_err(js_error)?;
+    Ok(out)
 }
 
 /// Every strategy's name and one-line description, in the core's order.

@@ -1,4 +1,4 @@
-// Graph mode: plans the graph session with the chosen strategy, draws its charts and
+// Graph mode: shows the plans the worker made with the chosen strategies, draws their charts and
 // the side-by-side comparison of two strategies.
 
 import * as ui from './ui.js';
@@ -27,19 +27,19 @@ const summary = {
   violations: $('violations'),
 };
 
-/** Registers the graph charts, drawn from `state.session`. */
+/** Registers the graph charts, drawn by `state.drawing`. */
 export function registerCharts(state, formatSize) {
   retain((id) => id === timeCanvas.id || id === liveCanvas.id || id.startsWith('compare-'));
   register({
     canvas: timeCanvas, wrap: timeWrap, tip: tooltip, group: 'steps', zoomY: true,
-    draw: (scale, highlight, window) => state.session.drawTimeAddress(timeCanvas, scale, highlight, window, 0),
+    draw: (scale, highlight, window) => state.drawing.drawTimeAddress(timeCanvas, scale, highlight, window, 0),
     hit: (frame, x, y) => tensorAt(frame, state.report.plan.tensors, x, y),
     describe: (t) => ui.tensorDetails(t, state.info, formatSize),
     idOf: (t) => t.id,
   });
   register({
     canvas: liveCanvas, wrap: liveWrap, tip: liveTooltip, group: 'steps', zoomY: false,
-    draw: (scale, highlight, window) => state.session.drawLiveBytes(liveCanvas, scale, highlight, window),
+    draw: (scale, highlight, window) => state.drawing.drawLiveBytes(liveCanvas, scale, highlight, window),
     hit: (frame, x, y) => stepAt(state, frame, x, y),
     describe: (step) => ui.stepDetails(step, liveAt(state.report.profile, step), state.report.plan.lower_bound, formatSize),
   });
@@ -52,10 +52,8 @@ function stepAt(state, frame, x, y) {
   return step >= 0 && step < state.report.plan.steps ? step : null;
 }
 
-/** Plans with `strategy` and `align` (and `other` for the comparison, if any); throws the planner's error. */
-export function plan(state, strategy, align, other, formatSize) {
-  const report = state.session.plan(strategy, align, 0);
-  const compare = other ? state.session.plan(other, align, 1) : null;
+/** Shows plan `report` (and `compare`, the comparison's, or null): the numbers, the comparison and the selection. */
+export function show(state, report, compare, formatSize) {
   state.report = report;
   state.compare = compare;
   ui.showSummary(summary, report, state.info, formatSize);
@@ -108,7 +106,7 @@ function compareColumn(state, report, slot, formatSize) {
   column.append(head, wrap);
   register({
     canvas, wrap, tip, group: 'steps', zoomY: true,
-    draw: (scale, highlight, window) => state.session.drawTimeAddress(canvas, scale, highlight, window, slot),
+    draw: (scale, highlight, window) => state.drawing.drawTimeAddress(canvas, scale, highlight, window, slot),
     hit: (frame, x, y) => tensorAt(frame, report.plan.tensors, x, y),
     describe: (t) => ui.tensorDetails(t, state.info, formatSize),
     idOf: (t) => t.id,

@@ -1,7 +1,8 @@
-// The page: loads a graph or an NPU case into a wasm session, plans it, draws the
-// charts, and keeps the view in the URL.
+// The page: has the planning worker read a graph or an NPU case and plan it, draws
+// the charts of its reports, and keeps the view in the URL.
 
 import * as ui from './ui.js';
+import * as planner from './planner.js';
 import * as graph from './graph.js';
 import * as npu from './npu.js';
 import * as charts from './charts.js';
@@ -40,8 +41,9 @@ const DEFAULT_STRATEGY = 'greedy-size';
 const FORMATS_HINT = 'memplan reads its own JSON graphs, corpus JSON graphs, MiniMalloc CSV (id,lower,upper,size) and NPU cases (contest JSON with Nodes and Edges).';
 
 let wasm = null;
+let planToken = 0;
 const state = {
-  mode: 'graph', session: null, info: null, report: null, compare: null, selected: null,
+  mode: 'graph', drawing: null, info: null, report: null, compare: null, selected: null,
   origin: null, strategies: [],
 };
 
@@ -54,24 +56,21 @@ function setMode(mode) {
   graphKind.textContent = mode === 'npu' ? 'NPU case' : 'graph';
 }
 
-/** A new session for `bytes`: an NPU case or a graph. Throws the reader's error. */
-function openSession(bytes, name) {
-  if (wasm.isNpuCase(bytes)) return { mode: 'npu', session: new wasm.NpuSession(bytes, name) };
-  return { mode: 'graph', session: new wasm.Session(bytes, name) };
-}
-
-/** Replaces the session with one read from `bytes`, applying `options` (from a link); on failure keeps the old one. */
-function load(bytes, name, origin, options = {}) {
+/** Has the worker read `bytes` and, when it can, shows that file with `options` (from a link); on failure keeps the old one. */
+async function load(bytes, name, origin, options = {}) {
   let opened;
   try {
-    opened = openSession(bytes, name);
+    opened = await planner.request('open', { bytes, name });
   } catch (e) {
+    if (e instanceof planner.Cancelled) return false;
     const cycle = /cycle/.test(e.message);
     ui.showError(errorBox, `Could not open ${name}`, e.message, cycle ? 'Every op must come after the ops that produce its inputs.' : FORMATS_HINT);
     return false;
   }
-  state.session?.free();
-  Object.assign(state, { ...opened, info: opened.session.info(), selected: null, report: null, compare: null, origin });
+  planner.keep({ bytes, name });
+  state.drawing?.free();
+  const drawing = opened.mode === 'graph' ? new wasm.Drawing() : null;
+  Object.assign(state, { mode: opened.mode, drawing, info: JSON.parse(opened.info), selected: null, report: null, compare: null, origin });
   charts.setWindows(null);
   applyOptions(options);
   setMode(state.mode);
@@ -82,7 +81,7 @@ function load(bytes, name, origin, options = {}) {
   markExample(origin.example ?? null);
   ui.clearError(errorBox);
   const selected = options.select === undefined ? null : Number(options.select);
-  replan(selected);
+  await replan(selected);
   return true;
 }
 
@@ -100,22 +99,66 @@ function applyOptions(options) {
   showStrategyAbout();
 }
 
-/** Plans (or solves) with the current options, then redraws; keeps `selected` if it still exists. */
-function replan(selected = state.selected) {
-  if (!state.session) return;
+/** Plans (or solves) with the current options in the worker, then redraws; keeps `selected` if it still exists. A newer request or a cancel leaves the shown plan as it is. */
+async function replan(selected = state.selected) {
+  if (!state.info) return;
+  const token = ++planToken;
+  const release = planner.hold();
   try {
+    const npuMode = state.mode === 'npu';
+    const result = await planner.request(npuMode ? 'solve' : 'plan', npuMode ? npu.solveArgs() : {
+      strategy: strategySelect.value, align: alignInput.value, compare: compareSelect.value,
+    });
+    if (token !== planToken) return;
     state.selected = selected;
-    if (state.mode === 'npu') npu.solve(state);
-    else graph.plan(state, strategySelect.value, alignInput.value, compareSelect.value, wasm.formatSize);
+    if (npuMode) showSolution(result);
+    else showPlan(result);
   } catch (e) {
+    if (token !== planToken) return;
+    if (e instanceof planner.Cancelled) {
+      restoreControls();
+      return;
+    }
     if (state.mode === 'graph') alignInput.setAttribute('aria-invalid', 'true');
     const what = state.mode === 'npu' ? 'Could not solve with these options' : 'Could not plan with these options';
     ui.showError(errorBox, what, e.message);
     return;
+  } finally {
+    release();
   }
   alignInput.removeAttribute('aria-invalid');
   ui.clearError(errorBox);
   draw();
+  remember();
+}
+
+/** Shows the worker's plan reports (JSON text) of the graph. */
+function showPlan({ report, compare }) {
+  state.drawing.setReport(0, report);
+  if (compare) state.drawing.setReport(1, compare);
+  else state.drawing.clear(1);
+  graph.show(state, JSON.parse(report), compare ? JSON.parse(compare) : null, wasm.formatSize);
+}
+
+/** Shows the worker's NPU solution (JSON text) and the comparison's summary. */
+function showSolution({ report, millis, compare }) {
+  const drawing = new wasm.NpuDrawing(report);
+  state.drawing?.free();
+  state.drawing = drawing;
+  npu.show(state, JSON.parse(report), compare, millis);
+}
+
+/** Sets the option controls back to the plan on show, after a cancel. */
+function restoreControls() {
+  if (state.mode === 'graph' && state.report) {
+    strategySelect.value = state.report.plan.strategy;
+    compareSelect.value = state.compare?.plan.strategy ?? '';
+    showStrategyAbout();
+  } else if (state.mode === 'npu' && state.report) {
+    problemSelect.value = `${state.report.view.problem}`;
+    methodSelect.value = state.report.view.method;
+    npuCompareSelect.value = state.compare?.method ?? '';
+  }
   remember();
 }
 
@@ -187,25 +230,25 @@ async function onShare() {
 /** Reads a dropped or picked file into a new session. */
 async function openFile(file) {
   if (!file) return;
-  document.body.dataset.busy = 'true';
+  const release = planner.hold();
   try {
     const bytes = new Uint8Array(await file.arrayBuffer());
-    load(bytes, file.name, { label: 'opened from this computer', link: null });
+    await load(bytes, file.name, { label: 'opened from this computer', link: null });
   } catch (e) {
     ui.showError(errorBox, `Could not read ${file.name}`, e.message);
   } finally {
-    delete document.body.dataset.busy;
+    release();
   }
 }
 
 /** Fetches `url` (relative to the page) and loads it as `origin`; explains a failure in words. */
 async function openUrl(url, origin, options = {}) {
   const name = decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || 'graph');
-  document.body.dataset.busy = 'true';
+  const release = planner.hold();
   try {
     const response = await fetch(url);
     if (!response.ok) throw new Error(`the server answered ${response.status} ${response.statusText}`.trim());
-    load(new Uint8Array(await response.arrayBuffer()), name, origin, options);
+    await load(new Uint8Array(await response.arrayBuffer()), name, origin, options);
   } catch (e) {
     const entry = origin.example ? example(origin.example) : null;
     if (entry) {
@@ -215,7 +258,7 @@ async function openUrl(url, origin, options = {}) {
       ui.showError(errorBox, `Could not fetch ${url}`, e.message);
     }
   } finally {
-    delete document.body.dataset.busy;
+    release();
   }
 }
 
@@ -302,6 +345,7 @@ async function setup() {
   try {
     wasm = await import('./pkg/memplan.js');
     await wasm.default();
+    planner.setup();
   } catch (e) {
     graphName.textContent = 'not loaded';
     ui.showError(errorBox, 'The planner could not start', e.message, 'Build it with ./build.sh, then reload.');
@@ -328,8 +372,8 @@ async function setup() {
     await openFile(fileInput.files[0]);
     fileInput.value = '';
   });
-  svgButton.addEventListener('click', () => exporting('the SVG', () => offer(state.session.svg(), 'image/svg+xml', 'svg')));
-  jsonButton.addEventListener('click', () => exporting('the plan', () => offer(state.session.json(), 'application/json', 'json')));
+  svgButton.addEventListener('click', () => exporting('the SVG', () => offer(state.drawing.svg(), 'image/svg+xml', 'svg')));
+  jsonButton.addEventListener('click', () => exporting('the plan', () => offer(state.drawing.json(), 'application/json', 'json')));
   shareButton.addEventListener('click', onShare);
   resetButton.addEventListener('click', charts.resetZoom);
   document.addEventListener('click', (e) => {

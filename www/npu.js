@@ -1,5 +1,5 @@
-// NPU mode: solves the NPU session for the chosen problem, method and capacities, and
-// draws a time-by-address chart per level, the spill timeline and the pipe Gantt chart.
+// NPU mode: asks for solutions of the chosen problem, method and capacities, and draws
+// a time-by-address chart per level, the spill timeline and the pipe Gantt chart.
 
 import * as ui from './ui.js';
 import { register, retain } from './charts.js';
@@ -45,7 +45,7 @@ export function setupCase(state, capacities) {
     panels.push(panel);
     register({
       canvas, wrap, tip, group: 'steps', zoomY: true,
-      draw: (scale, highlight, window) => state.session.drawLevel(canvas, scale, k, highlight, window),
+      draw: (scale, highlight, window) => state.drawing.drawLevel(canvas, scale, k, highlight, window),
       hit: (frame, x, y) => residencyAt(frame, state.report.view.levels[k].residencies, x, y),
       describe: (r) => ui.residencyDetails(r, level.name),
       idOf: (r) => r.buffer,
@@ -54,14 +54,14 @@ export function setupCase(state, capacities) {
   levelsBox.replaceChildren(...panels);
   register({
     canvas: spillsCanvas, wrap: spillsWrap, tip: spillsWrap.querySelector('.tooltip'), group: 'steps', zoomY: false,
-    draw: (scale, highlight, window) => state.session.drawSpills(spillsCanvas, scale, highlight, window),
+    draw: (scale, highlight, window) => state.drawing.drawSpills(spillsCanvas, scale, highlight, window),
     hit: (frame, x, y) => spillAt(frame, state.report.layout, state.report.view.levels, x, y),
     describe: (r) => ui.spillDetails(state.report.view.levels[r.level], r.spill),
     idOf: (r) => state.report.view.levels[r.level].spills[r.spill].buffer,
   });
   register({
     canvas: ganttCanvas, wrap: ganttWrap, tip: ganttWrap.querySelector('.tooltip'), group: 'cycles', zoomY: false,
-    draw: (scale, highlight, window) => state.session.drawGantt(ganttCanvas, scale, highlight, window),
+    draw: (scale, highlight, window) => state.drawing.drawGantt(ganttCanvas, scale, highlight, window),
     hit: (frame, x, y) => nodeAt(frame, state.report.view.nodes, x, y),
     describe: (p) => ui.nodeDetails(state.report.view.nodes[p], p, state.report.node_bufs[p]),
     idOf: (p) => state.report.node_bufs[p][0] ?? null,
@@ -79,16 +79,17 @@ export function capacities() {
   });
 }
 
-/** Solves with the chosen options and shows the numbers; throws the solver's error. */
-export function solve(state) {
-  const caps = capacities();
-  const problem = Number(problemSelect.value);
-  const started = performance.now();
-  const report = state.session.solve(problem, methodSelect.value, caps);
-  const millis = performance.now() - started;
+/** What the worker's `solve` needs: the chosen problem, method, capacities and comparison; throws a message naming a bad capacity. */
+export function solveArgs() {
+  return {
+    capacities: capacities(), problem: Number(problemSelect.value), method: methodSelect.value, compare: compareSelect.value,
+  };
+}
+
+/** Shows solution `report`, solved in `millis`, and `compare`, another method's summary (or null). */
+export function show(state, report, compare, millis) {
   state.report = report;
-  const other = compareSelect.value;
-  state.compare = other ? state.session.summary(problem, other) : null;
+  state.compare = compare;
   ui.showNpuSummary(summary, report, state.info, millis);
   sizeSpills(report.layout.rows);
   showCompare(state);

@@ -2,9 +2,10 @@
 //! buffer, spill edges marked, under the level's capacity and its most live units),
 //! and the whole solution as one SVG document.
 
+use super::raster::on_white;
 use super::{
-    axes, clip, frame, gantt, mark_level, pixel_size, pool_colour, spill_rows, spill_timeline,
-    Chart, Extent, Frame, View, YAxis, BOUND, INK, PEAK,
+    chart_on, frame, gantt, mark_level, mesh_and_boxes, pixel_size, pool_colour, spill_rows,
+    spill_timeline, Bounds, Boxes, Chart, Extent, Frame, Raster, View, YAxis, BOUND, INK, PEAK,
 };
 use crate::npu::export::{LevelView, ResidencyView, View as NpuView};
 use plotters::coord::Shift;
@@ -26,6 +27,17 @@ pub fn level_chart<DB: DrawingBackend>(
     steps: usize,
     view: &View,
 ) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
+    level_chart_with(area, level, steps, view, Boxes::Shapes)
+}
+
+/// Draws `level` like [`level_chart`], the residencies' boxes painted by `boxes`.
+pub fn level_chart_with<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    level: &LevelView,
+    steps: usize,
+    view: &View,
+    boxes: Boxes,
+) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
     let high = level
         .residencies
         .iter()
@@ -38,8 +50,23 @@ pub fn level_chart<DB: DrawingBackend>(
         y_top: level.capacity.max(high).max(1) as f64 * 1.1,
         y: YAxis::Units,
     };
-    let (chart, unit) = axes(area, extent, view)?;
-    draw_residencies(&chart, level, view)?;
+    let (mut chart, unit) = chart_on(area, extent, view)?;
+    let bounds = Bounds::of(&chart);
+    mesh_and_boxes(
+        &mut chart,
+        (extent, unit),
+        view,
+        boxes,
+        |chart| draw_residencies(chart, shown(level, bounds), view),
+        |chart, raster| paint_residencies(chart, shown(level, bounds), view, raster),
+    )?;
+    for (r, c) in shown(level, bounds) {
+        name_inside(&chart, r, c, view)?;
+    }
+    let outline = INK.stroke_width(view.px(2.5));
+    for (_, c) in shown(level, bounds).filter(|(r, _)| view.highlight == Some(r.buffer)) {
+        chart.plotting_area().draw(&Rectangle::new(c, outline))?;
+    }
     draw_spill_edges(&chart, level, view)?;
     let capacity = format!("capacity {}", level.capacity);
     mark_level(
@@ -68,47 +95,64 @@ fn corners(r: &ResidencyView) -> [(f64, f64); 2] {
     ]
 }
 
-/// The residencies on show; the highlighted buffer's in full colour and outlined.
-fn draw_residencies<DB: DrawingBackend>(
-    chart: &Chart<DB>,
+/// The residencies of `level` inside `bounds`, each with its corners cut to them.
+fn shown(
     level: &LevelView,
+    bounds: Bounds,
+) -> impl Iterator<Item = (&ResidencyView, [(f64, f64); 2])> {
+    level
+        .residencies
+        .iter()
+        .filter_map(move |r| bounds.clip(corners(r)).map(|c| (r, c)))
+}
+
+/// How opaque residency `r` is drawn: the highlighted buffer's fully, others fade.
+fn alpha(r: &ResidencyView, view: &View) -> f64 {
+    match view.highlight {
+        Some(id) if id == r.buffer => 1.0,
+        Some(_) => 0.35,
+        None => 0.85,
+    }
+}
+
+/// The residencies of `shown`, each with a thin white edge when it is large enough.
+fn draw_residencies<'l, DB: DrawingBackend>(
+    chart: &Chart<DB>,
+    shown: impl Iterator<Item = (&'l ResidencyView, [(f64, f64); 2])>,
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let area = chart.plotting_area();
-    let fade = if view.highlight.is_some() { 0.35 } else { 0.85 };
     let edge = WHITE.stroke_width(view.px(1.0));
     let roomy = view.px(5.0) as i32;
-    let shown: Vec<(&ResidencyView, [(f64, f64); 2])> = level
-        .residencies
-        .iter()
-        .filter_map(|r| clip(chart, corners(r)).map(|c| (r, c)))
-        .collect();
-    for &(r, c) in &shown {
-        let alpha = if view.highlight == Some(r.buffer) {
-            1.0
-        } else {
-            fade
-        };
-        area.draw(&Rectangle::new(
-            c,
-            buffer_colour(r.buffer).mix(alpha).filled(),
-        ))?;
+    for (r, c) in shown {
+        let colour = buffer_colour(r.buffer).mix(alpha(r, view));
+        area.draw(&Rectangle::new(c, colour.filled()))?;
         let (w, h) = pixel_size(chart, c);
         if w >= roomy && h >= roomy {
             area.draw(&Rectangle::new(c, edge))?;
         }
     }
-    for &(r, c) in &shown {
-        name_inside(chart, r, c, view)?;
-    }
-    let outline = INK.stroke_width(view.px(2.5));
-    for &(_, c) in shown
-        .iter()
-        .filter(|(r, _)| view.highlight == Some(r.buffer))
-    {
-        area.draw(&Rectangle::new(c, outline))?;
-    }
     Ok(())
+}
+
+/// The same boxes as [`draw_residencies`], painted into `raster`.
+fn paint_residencies<'l, DB: DrawingBackend>(
+    chart: &Chart<DB>,
+    shown: impl Iterator<Item = (&'l ResidencyView, [(f64, f64); 2])>,
+    view: &View,
+    raster: &mut Raster,
+) {
+    let edge = view.px(1.0) as i32;
+    let roomy = view.px(5.0) as i32;
+    for (r, c) in shown {
+        let colour = on_white(buffer_colour(r.buffer), alpha(r, view));
+        let (left, bottom) = chart.backend_coord(&c[0]);
+        let (right, top) = chart.backend_coord(&c[1]);
+        raster.fill((left, top), (right, bottom), colour);
+        if right - left >= roomy && bottom - top >= roomy {
+            raster.outline((left, top), (right, bottom), edge, WHITE);
+        }
+    }
 }
 
 /// Writes `b<id>` inside a residency when it fits.

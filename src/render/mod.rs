@@ -9,16 +9,19 @@
 mod gantt;
 mod levels;
 mod live_bytes;
+mod raster;
 mod spills;
 mod time_address;
 
 pub use gantt::gantt;
-pub use levels::{level_chart, npu_svg};
+pub use levels::{level_chart, level_chart_with, npu_svg};
 pub use live_bytes::live_bytes;
+pub use raster::Raster;
 pub use spills::{away, spill_rows, spill_timeline, Lane, SpillLayout, SpillRow};
-pub use time_address::time_address;
+pub use time_address::{time_address, time_address_with};
 
 use crate::plan::Plan;
+use plotters::coord::ranged1d::Ranged;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -226,32 +229,61 @@ fn axes<'a, DB: DrawingBackend>(
     extent: Extent,
     view: &View,
 ) -> Result<(Chart<'a, DB>, f64), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (mut chart, unit_bytes) = chart_on(area, extent, view)?;
+    mesh(&mut chart, extent, unit_bytes, view, true)?;
+    Ok((chart, unit_bytes))
+}
+
+/// A chart on `area` over the windowed part of `extent`, nothing drawn yet, and the
+/// size of its y unit in data units.
+fn chart_on<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    extent: Extent,
+    view: &View,
+) -> Result<(Chart<'a, DB>, f64), DrawingAreaErrorKind<DB::ErrorType>> {
     let (x0, x1) = view.window.across(extent.x);
     let full_y = (0.0, extent.y_top.max(1.0));
     let (y0, y1) = match extent.y {
         YAxis::Rows => full_y,
         _ => view.window.up(full_y),
     };
-    let (unit, unit_bytes) = match extent.y {
-        YAxis::Bytes => unit_for(y1 as u64),
-        _ => ("", 1),
+    let unit_bytes = match extent.y {
+        YAxis::Bytes => unit_for(y1 as u64).1 as f64,
+        _ => 1.0,
     };
-    let unit_bytes = unit_bytes as f64;
     let rows = extent.y == YAxis::Rows;
-    // about one x label per 90 CSS pixels
-    let x_labels = ((f64::from(area.dim_in_pixel().0) / view.scale / 90.0) as usize).clamp(3, 12);
-    let mut chart = ChartBuilder::on(area)
+    let chart = ChartBuilder::on(area)
         .margin(view.px(10.0))
         .margin_right(view.px(18.0))
         .x_label_area_size(view.px(34.0))
         .y_label_area_size(view.px(if rows { 64.0 } else { 74.0 }))
         .build_cartesian_2d(x0..x1, y0 / unit_bytes..y1 / unit_bytes)?;
+    Ok((chart, unit_bytes))
+}
+
+/// Draws the axes, tick labels and, when `grid`, the horizontal grid lines of `chart`.
+fn mesh<DB: DrawingBackend>(
+    chart: &mut Chart<DB>,
+    extent: Extent,
+    unit_bytes: f64,
+    view: &View,
+    grid: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let unit = match extent.y {
+        YAxis::Bytes => unit_for((chart.y_range().end * unit_bytes) as u64).0,
+        _ => "",
+    };
+    let rows = extent.y == YAxis::Rows;
+    // about one x label per 90 CSS pixels
+    let width = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let x_labels = ((width / view.scale / 90.0) as usize).clamp(3, 12);
     let y_label = |v: &f64| tick(*v, unit);
     let x_label = |v: &f64| whole(*v);
+    let grid_colour = if grid { GRID.to_rgba() } else { TRANSPARENT };
     let mut mesh = chart.configure_mesh();
     mesh.disable_x_mesh()
         .light_line_style(TRANSPARENT)
-        .bold_line_style(GRID.stroke_width(view.px(1.0)))
+        .bold_line_style(grid_colour.stroke_width(view.px(1.0)))
         .axis_style(INK.mix(0.6).stroke_width(view.px(1.0)))
         .label_style(view.font(12.0))
         .axis_desc_style(view.font(12.0))
@@ -263,8 +295,79 @@ fn axes<'a, DB: DrawingBackend>(
     if rows {
         mesh.disable_y_mesh().y_labels(0);
     }
-    mesh.draw()?;
-    Ok((chart, unit_bytes))
+    mesh.draw()
+}
+
+/// How a chart paints its boxes: as plotters rectangles (for SVG), or into a raster
+/// as large as the backend and already cleared to white, handed to the backend whole
+/// by `put` before the axes, lines and text go over it.
+pub enum Boxes<'r> {
+    Shapes,
+    Raster(&'r mut Raster, &'r mut dyn FnMut(&Raster)),
+}
+
+/// Draws the mesh of `chart` and its boxes: `shapes` draws them with plotters over
+/// the mesh; with a raster, `paint` fills it over the grid lines, the raster is put,
+/// and the axes and labels are drawn over it.
+fn mesh_and_boxes<DB: DrawingBackend>(
+    chart: &mut Chart<DB>,
+    (extent, unit_bytes): (Extent, f64),
+    view: &View,
+    boxes: Boxes,
+    shapes: impl FnOnce(&Chart<DB>) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>,
+    paint: impl FnOnce(&Chart<DB>, &mut Raster),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    match boxes {
+        Boxes::Shapes => {
+            mesh(chart, extent, unit_bytes, view, true)?;
+            shapes(chart)
+        }
+        Boxes::Raster(raster, put) => {
+            raster_grid(chart, raster, view);
+            paint(chart, raster);
+            put(raster);
+            mesh(chart, extent, unit_bytes, view, false)
+        }
+    }
+}
+
+/// The horizontal grid lines the mesh would draw, into `raster`.
+fn raster_grid<DB: DrawingBackend>(chart: &Chart<DB>, raster: &mut Raster, view: &View) {
+    let (x, y) = (chart.x_range(), chart.y_range());
+    let width = view.px(1.0) as i32;
+    for v in RangedCoordf64::from(y).key_points(6usize) {
+        let (left, at) = chart.backend_coord(&(x.start, v));
+        let (right, _) = chart.backend_coord(&(x.end, v));
+        let top = at - 1 - (width - 1) / 2;
+        raster.fill((left, top), (right, top + width), GRID);
+    }
+}
+
+/// The data ranges a chart shows, read once for a loop over many boxes.
+#[derive(Clone, Copy)]
+struct Bounds {
+    x: (f64, f64),
+    y: (f64, f64),
+}
+
+impl Bounds {
+    fn of<DB: DrawingBackend>(chart: &Chart<DB>) -> Bounds {
+        let (x, y) = (chart.x_range(), chart.y_range());
+        Bounds {
+            x: (x.start, x.end),
+            y: (y.start, y.end),
+        }
+    }
+
+    /// `corners` (data units, any order) cut to these bounds, or `None` when
+    /// nothing of them is inside.
+    fn clip(&self, [(xa, ya), (xb, yb)]: [(f64, f64); 2]) -> Option<[(f64, f64); 2]> {
+        let left = xa.min(xb).max(self.x.0);
+        let right = xa.max(xb).min(self.x.1);
+        let low = ya.min(yb).max(self.y.0);
+        let high = ya.max(yb).min(self.y.1);
+        (left < right && low < high).then_some([(left, low), (right, high)])
+    }
 }
 
 /// `v` as a whole number when it is one, else with one decimal.
@@ -292,14 +395,9 @@ fn frame<DB: DrawingBackend>(chart: &Chart<DB>, unit_bytes: f64, view: &View) ->
 /// nothing of them is on show.
 fn clip<DB: DrawingBackend>(
     chart: &Chart<DB>,
-    [(xa, ya), (xb, yb)]: [(f64, f64); 2],
+    corners: [(f64, f64); 2],
 ) -> Option<[(f64, f64); 2]> {
-    let (x, y) = (chart.x_range(), chart.y_range());
-    let left = xa.min(xb).max(x.start);
-    let right = xa.max(xb).min(x.end);
-    let low = ya.min(yb).max(y.start);
-    let high = ya.max(yb).min(y.end);
-    (left < right && low < high).then_some([(left, low), (right, high)])
+    Bounds::of(chart).clip(corners)
 }
 
 /// Width and height in backend pixels of the rectangle with data `corners`.

@@ -1,9 +1,10 @@
 //! The time-by-address chart: one rectangle per placed tensor, steps across and
 //! bytes up, coloured by pool, under lines at the peak and the lower bound.
 
+use super::raster::on_white;
 use super::{
-    axes, clip, frame, level_line, pixel_size, pool_colour, Chart, Extent, Frame, View, YAxis,
-    BOUND, INK, PEAK,
+    chart_on, frame, level_line, mesh_and_boxes, pixel_size, pool_colour, Bounds, Boxes, Chart,
+    Extent, Frame, Raster, View, YAxis, BOUND, INK, PEAK,
 };
 use crate::plan::{Placement, Plan};
 use plotters::coord::Shift;
@@ -15,6 +16,16 @@ pub fn time_address<DB: DrawingBackend>(
     plan: &Plan,
     view: &View,
 ) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
+    time_address_with(area, plan, view, Boxes::Shapes)
+}
+
+/// Draws `plan` on `area` like [`time_address`], the tensors' boxes painted by `boxes`.
+pub fn time_address_with<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    plan: &Plan,
+    view: &View,
+    boxes: Boxes,
+) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
     let max = plan.peak_bytes.max(plan.lower_bound).max(1);
     let extent = Extent {
         x: (0.0, f64::from(plan.steps.max(1))),
@@ -22,8 +33,24 @@ pub fn time_address<DB: DrawingBackend>(
         y_top: max as f64 * 1.12,
         y: YAxis::Bytes,
     };
-    let (chart, unit_bytes) = axes(area, extent, view)?;
-    draw_tensors(&chart, plan, unit_bytes, view)?;
+    let (mut chart, unit_bytes) = chart_on(area, extent, view)?;
+    let bounds = Bounds::of(&chart);
+    mesh_and_boxes(
+        &mut chart,
+        (extent, unit_bytes),
+        view,
+        boxes,
+        |chart| draw_tensors(chart, shown(plan, bounds, unit_bytes), view),
+        |chart, raster| paint_tensors(chart, shown(plan, bounds, unit_bytes), view, raster),
+    )?;
+    for (t, c) in shown(plan, bounds, unit_bytes) {
+        name_inside(&chart, t, c, view)?;
+    }
+    let chosen = shown(plan, bounds, unit_bytes).find(|(t, _)| is_chosen(t, view));
+    if let Some((_, c)) = chosen {
+        let outline = INK.stroke_width(view.px(2.5));
+        chart.plotting_area().draw(&Rectangle::new(c, outline))?;
+    }
     level_line(
         &chart,
         plan.peak_bytes,
@@ -52,47 +79,75 @@ fn corners(t: &Placement, unit_bytes: f64) -> [(f64, f64); 2] {
     ]
 }
 
-/// One filled rectangle per tensor on show, with a thin white edge when it is large
-/// enough; the highlighted tensor is outlined and the others fade.
-fn draw_tensors<DB: DrawingBackend>(
-    chart: &Chart<DB>,
+/// The tensors of `plan` inside `bounds`, each with its corners cut to them.
+fn shown(
     plan: &Plan,
+    bounds: Bounds,
     unit_bytes: f64,
+) -> impl Iterator<Item = (&Placement, [(f64, f64); 2])> {
+    plan.tensors
+        .iter()
+        .filter_map(move |t| bounds.clip(corners(t, unit_bytes)).map(|c| (t, c)))
+}
+
+fn is_chosen(t: &Placement, view: &View) -> bool {
+    view.highlight == Some(u64::from(t.id))
+}
+
+/// How opaque tensor `t` is drawn: the highlighted one fully, the others fade.
+fn alpha(t: &Placement, view: &View) -> f64 {
+    match view.highlight {
+        _ if is_chosen(t, view) => 1.0,
+        Some(_) => 0.45,
+        None => 0.9,
+    }
+}
+
+/// One filled rectangle per tensor of `shown`, with a thin white edge when it is
+/// large enough.
+fn draw_tensors<'p, DB: DrawingBackend>(
+    chart: &Chart<DB>,
+    shown: impl Iterator<Item = (&'p Placement, [(f64, f64); 2])>,
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let area = chart.plotting_area();
-    let fade = if view.highlight.is_some() { 0.45 } else { 0.9 };
     let edge = WHITE.stroke_width(view.px(1.0));
     let roomy = view.px(6.0) as i32;
-    let shown: Vec<(&Placement, [(f64, f64); 2])> = plan
-        .tensors
-        .iter()
-        .filter_map(|t| clip(chart, corners(t, unit_bytes)).map(|c| (t, c)))
-        .collect();
-    for &(t, c) in &shown {
-        let colour = pool_colour(t.pool);
-        let alpha = if view.highlight == Some(u64::from(t.id)) {
-            1.0
-        } else {
-            fade
-        };
-        area.draw(&Rectangle::new(c, colour.mix(alpha).filled()))?;
+    for (t, c) in shown {
+        let colour = pool_colour(t.pool).mix(alpha(t, view));
+        area.draw(&Rectangle::new(c, colour.filled()))?;
         let (w, h) = pixel_size(chart, c);
         if w >= roomy && h >= roomy {
             area.draw(&Rectangle::new(c, edge))?;
         }
     }
-    for &(t, c) in &shown {
-        name_inside(chart, t, c, view)?;
-    }
-    if let Some(&(_, c)) = shown
-        .iter()
-        .find(|(t, _)| view.highlight == Some(u64::from(t.id)))
-    {
-        let outline = INK.stroke_width(view.px(2.5));
-        area.draw(&Rectangle::new(c, outline))?;
-    }
     Ok(())
+}
+
+/// The same boxes as [`draw_tensors`], painted into `raster`.
+fn paint_tensors<'p, DB: DrawingBackend>(
+    chart: &Chart<DB>,
+    shown: impl Iterator<Item = (&'p Placement, [(f64, f64); 2])>,
+    view: &View,
+    raster: &mut Raster,
+) {
+    let edge = view.px(1.0) as i32;
+    let roomy = view.px(6.0) as i32;
+    let mut faded = [None; 10];
+    for (t, c) in shown {
+        let colour = if is_chosen(t, view) {
+            pool_colour(t.pool)
+        } else {
+            *faded[t.pool as usize % faded.len()]
+                .get_or_insert_with(|| on_white(pool_colour(t.pool), alpha(t, view)))
+        };
+        let (left, bottom) = chart.backend_coord(&c[0]);
+        let (right, top) = chart.backend_coord(&c[1]);
+        raster.fill((left, top), (right, bottom), colour);
+        if right - left >= roomy && bottom - top >= roomy {
+            raster.outline((left, top), (right, bottom), edge, WHITE);
+        }
+    }
 }
 
 /// Writes the tensor's name inside its rectangle when it fits.

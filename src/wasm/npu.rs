@@ -1,8 +1,8 @@
-//! The NPU side of the browser layer: a case read from contest JSON, its last
-//! solution, and the charts of it (a time-by-address chart per level, the spill
-//! timeline, the per-pipe Gantt chart).
+//! The NPU side of the planning worker: a case read from contest JSON, solved under
+//! the capacities the page asks for, each solution reported as JSON text for the page
+//! to show and draw (see `npu_draw`).
 
-use super::{canvas_area, js_error, to_js, view};
+use super::{js_error, to_js, to_json};
 use crate::check::npu::check_npu;
 use crate::formats::npu::read_json;
 use crate::npu::case::{default_levels, Case, Node};
@@ -11,21 +11,13 @@ use crate::npu::solve::{solve, Method, Solution};
 use crate::render::{self, SpillLayout};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use web_sys::HtmlCanvasElement;
 
-/// A loaded NPU case and its last solution.
+/// A loaded NPU case.
 #[wasm_bindgen]
 pub struct NpuSession {
     bytes: Vec<u8>,
     name: String,
     case: Case,
-    solved: Option<Solved>,
-}
-
-struct Solved {
-    view: NpuView,
-    /// Per schedule position: the ids of the buffers the node touches.
-    node_bufs: Vec<Vec<u64>>,
 }
 
 #[derive(Serialize)]
@@ -94,12 +86,11 @@ impl NpuSession {
             bytes: bytes.to_vec(),
             name: stem,
             case,
-            solved: None,
         })
     }
 
-    /// The case's name, size and levels (with how many buffers each holds).
-    pub fn info(&self) -> Result<JsValue, JsError> {
+    /// The case's name, size and levels (with how many buffers each holds), as JSON.
+    pub fn info(&self) -> Result<String, JsError> {
         let c = &self.case;
         let levels = c
             .levels
@@ -111,7 +102,7 @@ impl NpuSession {
                 buffers: c.buffers.iter().filter(|b| b.level == k).count(),
             })
             .collect();
-        to_js(&CaseInfo {
+        to_json(&CaseInfo {
             name: &c.name,
             nodes: c.nodes.len(),
             edges: c.edges.len(),
@@ -121,24 +112,22 @@ impl NpuSession {
     }
 
     /// Solves `problem` (1, 2 or 3) with `method` (`best` or `baseline`) under the
-    /// level `capacities` (in level order), checks the result independently and keeps
-    /// it for drawing. A capacity too small for a buffer fails and keeps the old case.
+    /// level `capacities` (in level order), checks the result independently and
+    /// returns the report as JSON. A capacity too small for a buffer fails and keeps
+    /// the old case.
     pub fn solve(
         &mut self,
         problem: u8,
         method: &str,
         capacities: Vec<f64>,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<String, JsError> {
         self.set_capacities(&capacities)?;
         let method = Method::from_name(method).map_err(js_error)?;
         let solution = solve(&self.case, problem, method).map_err(js_error)?;
         let report = check_npu(&self.case, problem, &contest_files(&self.case, &solution));
-        let solved = Solved {
-            view: npu_view(&self.case, &solution),
-            node_bufs: node_bufs(&self.case, &solution),
-        };
-        let out = to_js(&SolveReport {
-            view: &solved.view,
+        let view = npu_view(&self.case, &solution);
+        to_json(&SolveReport {
+            view: &view,
             valid: report.valid,
             violation_count: report.violation_count,
             violations: report
@@ -153,11 +142,9 @@ impl NpuSession {
                 extra_movement: report.extra_movement,
                 makespan: report.makespan,
             },
-            layout: render::spill_rows(&solved.view.levels),
-            node_bufs: &solved.node_bufs,
-        });
-        self.solved = Some(solved);
-        out
+            layout: render::spill_rows(&view.levels),
+            node_bufs: &node_bufs(&self.case, &solution),
+        })
     }
 
     /// Solves `problem` with `method` on the current levels and returns its numbers
@@ -175,91 +162,6 @@ impl NpuSession {
             makespan: solution.makespan(),
             valid: report.valid,
         })
-    }
-
-    /// Draws level `level`'s time-by-address chart on `canvas`, outlining buffer
-    /// `highlight`, zoomed to `window`; returns its frame.
-    #[wasm_bindgen(js_name = drawLevel)]
-    pub fn draw_level(
-        &self,
-        canvas: HtmlCanvasElement,
-        scale: f64,
-        level: usize,
-        highlight: Option<f64>,
-        window: JsValue,
-    ) -> Result<JsValue, JsError> {
-        let solved = self.solved()?;
-        let level = solved
-            .view
-            .levels
-            .get(level)
-            .ok_or_else(|| JsError::new(&format!("no level {level}")))?;
-        let view = view(scale, highlight.map(|h| h as u64), window)?;
-        let root = canvas_area(canvas)?;
-        let frame =
-            render::level_chart(&root, level, solved.view.steps, &view).map_err(js_error)?;
-        root.present().map_err(js_error)?;
-        to_js(&frame)
-    }
-
-    /// Draws the spill timeline on `canvas`; returns its frame.
-    #[wasm_bindgen(js_name = drawSpills)]
-    pub fn draw_spills(
-        &self,
-        canvas: HtmlCanvasElement,
-        scale: f64,
-        highlight: Option<f64>,
-        window: JsValue,
-    ) -> Result<JsValue, JsError> {
-        let solved = self.solved()?;
-        let view = view(scale, highlight.map(|h| h as u64), window)?;
-        let root = canvas_area(canvas)?;
-        let frame = render::spill_timeline(&root, &solved.view.levels, solved.view.steps, &view)
-            .map_err(js_error)?;
-        root.present().map_err(js_error)?;
-        to_js(&frame)
-    }
-
-    /// Draws the per-pipe Gantt chart on `canvas`, the nodes that touch buffer
-    /// `highlight` outlined; returns its frame.
-    #[wasm_bindgen(js_name = drawGantt)]
-    pub fn draw_gantt(
-        &self,
-        canvas: HtmlCanvasElement,
-        scale: f64,
-        highlight: Option<f64>,
-        window: JsValue,
-    ) -> Result<JsValue, JsError> {
-        let solved = self.solved()?;
-        let view = view(scale, None, window)?;
-        let marked: Vec<bool> = match highlight {
-            Some(h) => solved
-                .node_bufs
-                .iter()
-                .map(|bufs| bufs.contains(&(h as u64)))
-                .collect(),
-            None => Vec::new(),
-        };
-        let root = canvas_area(canvas)?;
-        let frame = render::gantt(&root, &solved.view.nodes, &marked, &view).map_err(js_error)?;
-        root.present().map_err(js_error)?;
-        to_js(&frame)
-    }
-
-    /// Every chart of the solution as one SVG document.
-    pub fn svg(&self) -> Result<String, JsError> {
-        render::npu_svg(&self.solved()?.view, 1100).map_err(|e| JsError::new(&e))
-    }
-
-    /// The solution's view (levels, residencies, spills, timed nodes) as JSON text.
-    pub fn json(&self) -> Result<String, JsError> {
-        serde_json::to_string_pretty(&self.solved()?.view).map_err(js_error)
-    }
-
-    fn solved(&self) -> Result<&Solved, JsError> {
-        self.solved
-            .as_ref()
-            .ok_or_else(|| JsError::new("no solution yet: call solve() first"))
     }
 
     /// Re-reads the case when `capacities` differ from its levels'.
@@ -283,7 +185,6 @@ impl NpuSession {
         }
         if levels != self.case.levels {
             self.case = read_json(&self.bytes, &self.name, levels).map_err(js_error)?;
-            self.solved = None;
         }
         Ok(())
     }

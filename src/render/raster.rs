@@ -1,0 +1,139 @@
+//! A plain RGBA pixel buffer for the many boxes of a chart.
+//!
+//! A canvas backend issues one call into the page per rectangle; filling a buffer in
+//! a tight loop and handing it over whole is far faster. Boxes are painted opaque,
+//! their colours already blended onto white, and each is at least one pixel wide and
+//! high so that no tensor vanishes at any zoom.
+
+use plotters::style::RGBColor;
+
+/// `width` x `height` pixels, four bytes (RGBA) each, row by row from the top.
+#[derive(Clone, Debug, Default)]
+pub struct Raster {
+    width: usize,
+    height: usize,
+    bytes: Vec<u8>,
+}
+
+impl Raster {
+    /// An empty raster; [`Raster::reset`] sizes it.
+    pub fn new() -> Raster {
+        Raster::default()
+    }
+
+    /// Resizes to `width` x `height` and paints every pixel `colour`.
+    pub fn reset(&mut self, (width, height): (u32, u32), colour: RGBColor) {
+        self.width = width as usize;
+        self.height = height as usize;
+        let rgba = rgba(colour);
+        self.bytes.clear();
+        self.bytes.reserve(self.width * self.height * 4);
+        for _ in 0..self.width * self.height {
+            self.bytes.extend_from_slice(&rgba);
+        }
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width as u32
+    }
+
+    pub fn height(&self) -> u32 {
+        self.height as u32
+    }
+
+    /// The pixels as RGBA bytes, as `ImageData` wants them.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Paints pixels `x0..x1` by `y0..y1` (ends exclusive, in either order) `colour`,
+    /// at least one pixel each way, clipped to the raster.
+    pub fn fill(&mut self, (x0, y0): (i32, i32), (x1, y1): (i32, i32), colour: RGBColor) {
+        let (left, right) = at_least_one(x0, x1);
+        let (top, bottom) = at_least_one(y0, y1);
+        let clamp = |v: i32, most: usize| v.clamp(0, most as i32) as usize;
+        let (left, right) = (clamp(left, self.width), clamp(right, self.width));
+        let (top, bottom) = (clamp(top, self.height), clamp(bottom, self.height));
+        if left >= right || top >= bottom {
+            return;
+        }
+        let rgba = rgba(colour);
+        let stride = self.width * 4;
+        for row in self.bytes[top * stride..bottom * stride].chunks_exact_mut(stride) {
+            for pixel in row[left * 4..right * 4].chunks_exact_mut(4) {
+                pixel.copy_from_slice(&rgba);
+            }
+        }
+    }
+
+    /// Outlines the box `x0..x1` by `y0..y1` with lines `width` pixels wide, centred
+    /// on its edges as a canvas strokes them.
+    pub fn outline(
+        &mut self,
+        (x0, y0): (i32, i32),
+        (x1, y1): (i32, i32),
+        width: i32,
+        colour: RGBColor,
+    ) {
+        let (left, right) = (x0.min(x1), x0.max(x1));
+        let (top, bottom) = (y0.min(y1), y0.max(y1));
+        let half = width / 2;
+        let (l, r) = (left - half, right - half + width);
+        self.fill((l, top - half), (r, top - half + width), colour);
+        self.fill((l, bottom - half), (r, bottom - half + width), colour);
+        self.fill((left - half, top), (left - half + width, bottom), colour);
+        self.fill((right - half, top), (right - half + width, bottom), colour);
+    }
+}
+
+/// `a..b` in order, widened to one pixel when empty.
+fn at_least_one(a: i32, b: i32) -> (i32, i32) {
+    let (lo, hi) = (a.min(b), a.max(b));
+    (lo, hi.max(lo + 1))
+}
+
+fn rgba(RGBColor(r, g, b): RGBColor) -> [u8; 4] {
+    [r, g, b, 255]
+}
+
+/// `colour` at opacity `alpha` over white, as one opaque colour.
+pub fn on_white(RGBColor(r, g, b): RGBColor, alpha: f64) -> RGBColor {
+    let mix = |c: u8| (f64::from(c) * alpha + 255.0 * (1.0 - alpha)).round() as u8;
+    RGBColor(mix(r), mix(g), mix(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RED: RGBColor = RGBColor(255, 0, 0);
+
+    fn pixel(r: &Raster, x: usize, y: usize) -> [u8; 4] {
+        let at = (y * r.width + x) * 4;
+        r.bytes()[at..at + 4].try_into().unwrap()
+    }
+
+    #[test]
+    fn fills_clipped_boxes_and_never_less_than_a_pixel() {
+        let mut r = Raster::new();
+        r.reset((10, 5), RGBColor(255, 255, 255));
+        assert_eq!(r.bytes().len(), 200);
+        r.fill((8, 1), (20, 3), RED);
+        assert_eq!(pixel(&r, 9, 2), [255, 0, 0, 255]);
+        assert_eq!(pixel(&r, 7, 2), [255, 255, 255, 255]);
+        assert_eq!(pixel(&r, 9, 3), [255, 255, 255, 255]);
+        r.fill((3, 4), (3, 4), RED);
+        assert_eq!(pixel(&r, 3, 4), [255, 0, 0, 255]);
+        r.fill((-5, -5), (-1, -1), RED);
+        assert_eq!(pixel(&r, 0, 0), [255, 255, 255, 255]);
+    }
+
+    #[test]
+    fn blends_onto_white() {
+        assert_eq!(
+            on_white(RGBColor(0, 100, 255), 0.5),
+            RGBColor(128, 178, 255)
+        );
+        assert_eq!(on_white(RED, 1.0), RED);
+    }
+}

@@ -1,0 +1,126 @@
+//! The page's side of a graph: the plan reports the worker made, drawn on canvases.
+//! The time-by-address chart paints its boxes into a [`Raster`] kept between redraws.
+
+use super::{canvas_area, js_error, slot_index, to_js, view, with_raster};
+use crate::plan::Plan;
+use crate::render::{self, Boxes, Raster};
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+/// A plan report as the worker writes it (see `Session::plan`).
+#[derive(Serialize, Deserialize)]
+struct Report {
+    plan: Plan,
+    valid: bool,
+    violations: Vec<String>,
+    profile: Vec<(u32, u64)>,
+    ratio: f64,
+}
+
+/// The plans on show: the main view's (slot 0) and the comparison's (slot 1).
+#[wasm_bindgen]
+pub struct Drawing {
+    reports: [Option<Report>; 2],
+    raster: Raster,
+}
+
+impl Default for Drawing {
+    fn default() -> Self {
+        Drawing::new()
+    }
+}
+
+#[wasm_bindgen]
+impl Drawing {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Drawing {
+        Drawing {
+            reports: [None, None],
+            raster: Raster::new(),
+        }
+    }
+
+    /// Keeps the report in JSON text `json` for drawing in `slot` (0 or 1).
+    #[wasm_bindgen(js_name = setReport)]
+    pub fn set_report(&mut self, slot: u8, json: &str) -> Result<(), JsError> {
+        let slot = slot_index(Some(slot))?;
+        self.reports[slot] = Some(serde_json::from_str(json).map_err(js_error)?);
+        Ok(())
+    }
+
+    /// Forgets the plan in `slot`.
+    pub fn clear(&mut self, slot: u8) -> Result<(), JsError> {
+        self.reports[slot_index(Some(slot))?] = None;
+        Ok(())
+    }
+
+    /// Draws the time-by-address chart of the plan in `slot` on `canvas` (sized in
+    /// device pixels, `scale` of them per CSS pixel), outlining tensor `highlight`,
+    /// zoomed to `window`. Returns the plotting area's frame in CSS pixels.
+    #[wasm_bindgen(js_name = drawTimeAddress)]
+    pub fn draw_time_address(
+        &mut self,
+        canvas: HtmlCanvasElement,
+        scale: f64,
+        highlight: Option<u32>,
+        window: JsValue,
+        slot: Option<u8>,
+    ) -> Result<JsValue, JsError> {
+        let plan = &report(&self.reports, slot)?.plan;
+        let view = view(scale, highlight.map(u64::from), window)?;
+        self.raster.reset((canvas.width(), canvas.height()), WHITE);
+        let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
+            render::time_address_with(root, plan, &view, Boxes::Raster(raster, put))
+        })?;
+        to_js(&frame)
+    }
+
+    /// Draws the live-bytes curve of the main plan on `canvas`, shading the steps of
+    /// tensor `highlight`; returns its frame like [`Drawing::draw_time_address`].
+    #[wasm_bindgen(js_name = drawLiveBytes)]
+    pub fn draw_live_bytes(
+        &self,
+        canvas: HtmlCanvasElement,
+        scale: f64,
+        highlight: Option<u32>,
+        window: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let report = report(&self.reports, Some(0))?;
+        let plan = &report.plan;
+        let view = view(scale, None, window)?;
+        let span = highlight
+            .and_then(|id| plan.tensors.iter().find(|t| t.id == id))
+            .map(|t| (t.start, t.end));
+        let root = canvas_area(canvas)?;
+        let frame = render::live_bytes(
+            &root,
+            &report.profile,
+            plan.lower_bound,
+            plan.steps,
+            span,
+            &view,
+        )
+        .map_err(js_error)?;
+        root.present().map_err(js_error)?;
+        to_js(&frame)
+    }
+
+    /// Both charts of the main plan as one SVG document, every box a real rectangle.
+    pub fn svg(&self) -> Result<String, JsError> {
+        let report = report(&self.reports, Some(0))?;
+        render::svg(&report.plan, &report.profile, 960, 720).map_err(|e| JsError::new(&e))
+    }
+
+    /// The report in `slot` as pretty JSON text.
+    pub fn json(&self, slot: Option<u8>) -> Result<String, JsError> {
+        serde_json::to_string_pretty(report(&self.reports, slot)?).map_err(js_error)
+    }
+}
+
+fn report(reports: &[Option<Report>; 2], slot: Option<u8>) -> Result<&Report, JsError> {
+    reports[slot_index(slot)?]
+        .as_ref()
+        .ok_or_else(|| JsError::new("no plan yet: set a report first"))
+}

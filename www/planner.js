@@ -1,0 +1,118 @@
+// The planning worker as the page sees it: requests answered by promises, the page
+// marked busy while any runs, a progress note with Cancel when one takes over 100 ms,
+// and a fresh worker after a cancel that reopens the page's file when next asked.
+
+const SLOW_MS = 100;
+
+const $ = (id) => document.getElementById(id);
+const busyBox = $('busy');
+const busyText = $('busy-text');
+const cancelButton = $('cancel');
+
+/** The error a request rejects with when it is cancelled. */
+export class Cancelled extends Error {
+  constructor() {
+    super('cancelled');
+  }
+}
+
+let worker = null;
+let nextId = 1;
+const pending = new Map();
+let kept = null;
+let reopen = false;
+let holds = 0;
+let slowTimer = null;
+let tick = null;
+
+/** Starts the worker and wires the Cancel button. */
+export function setup() {
+  start();
+  cancelButton.addEventListener('click', cancel);
+}
+
+function start() {
+  worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  worker.addEventListener('message', ({ data }) => finish(data.id, data.ok ? { value: data.value } : { error: new Error(data.error) }));
+  worker.addEventListener('error', (e) => {
+    e.preventDefault();
+    for (const id of [...pending.keys()]) finish(id, { error: new Error(e.message || 'the planning worker failed') });
+  });
+}
+
+/** Settles request `id` with `value` or `error`. */
+function finish(id, { value, error }) {
+  const request = pending.get(id);
+  if (!request) return;
+  pending.delete(id);
+  if (error) request.reject(error);
+  else request.resolve(value);
+  request.release();
+  if (pending.size === 0) hideProgress();
+}
+
+/** The file a fresh worker reopens: the one the page shows (`{ bytes, name }`). */
+export function keep(file) {
+  kept = file;
+}
+
+/** Sends `op` with `args` to the worker; resolves with its answer, rejects with its error or {@link Cancelled}. */
+export function request(op, args) {
+  if (reopen && op !== 'open') {
+    reopen = false;
+    send('open', kept).catch(() => {});
+  }
+  const answer = send(op, args);
+  if (op === 'open') answer.then(() => { reopen = false; }, () => {});
+  return answer;
+}
+
+function send(op, args) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject, release: hold() });
+    worker.postMessage({ id, op, args });
+    if (slowTimer === null && busyBox.hidden) slowTimer = setTimeout(showProgress, SLOW_MS);
+  });
+}
+
+/** Marks the page busy until the returned function is called. */
+export function hold() {
+  holds += 1;
+  document.body.dataset.busy = 'true';
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    holds -= 1;
+    if (holds === 0) delete document.body.dataset.busy;
+  };
+}
+
+function showProgress() {
+  slowTimer = null;
+  const started = performance.now() - SLOW_MS;
+  const show = () => {
+    busyText.textContent = `Planning… ${((performance.now() - started) / 1000).toFixed(1)} s`;
+  };
+  show();
+  busyBox.hidden = false;
+  tick = setInterval(show, 100);
+}
+
+function hideProgress() {
+  clearTimeout(slowTimer);
+  clearInterval(tick);
+  slowTimer = null;
+  tick = null;
+  busyBox.hidden = true;
+}
+
+/** Stops the running work: a fresh worker replaces the old one and every pending request rejects with {@link Cancelled}. */
+export function cancel() {
+  worker.terminate();
+  start();
+  reopen = kept !== null;
+  for (const id of [...pending.keys()]) finish(id, { error: new Cancelled() });
+  hideProgress();
+}
