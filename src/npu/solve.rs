@@ -91,6 +91,9 @@ pub fn dfs_order(case: &Case) -> Vec<u32> {
     Deps::from_succ(succ).dfs()
 }
 
+/// Problem 3 re-sequences this many of the fastest plans within the movement limit.
+const TIGHTENED: usize = 4;
+
 const PRIORITIES: [(Priority, &str); 6] = [
     (Priority::Id, "p1 id"),
     (Priority::Growth, "p1 growth"),
@@ -196,16 +199,6 @@ fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
             }
         }
     }
-    if problem == 3 {
-        // the pipe-aware re-sequencing keeps spills and offsets, so movement is unchanged
-        for (plan, timing, recipe) in &mut found {
-            if let Some(better) = tighten(case, plan) {
-                *timing = simulate(case, &better);
-                *plan = better;
-                recipe.push_str(", re-sequenced for the pipes");
-            }
-        }
-    }
     let least = found
         .iter()
         .map(|(p, _, _)| p.extra_movement())
@@ -216,9 +209,21 @@ fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
     } else {
         least
     };
+    found.retain(|(p, _, _)| p.extra_movement() <= limit);
+    if problem == 3 {
+        found.sort_by_key(|(_, t, _)| t.makespan);
+        found.truncate(TIGHTENED);
+        // the pipe-aware re-sequencing keeps spills and offsets, so movement is unchanged
+        for (plan, timing, recipe) in &mut found {
+            if let Some(better) = tighten(case, plan) {
+                *timing = simulate(case, &better);
+                *plan = better;
+                recipe.push_str(", re-sequenced for the pipes");
+            }
+        }
+    }
     let (plan, timing, recipe) = found
         .into_iter()
-        .filter(|(p, _, _)| p.extra_movement() <= limit)
         .min_by_key(|(p, t, _)| {
             if problem == 3 {
                 (t.makespan, p.extra_movement())
