@@ -185,6 +185,20 @@ fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
             },
             "best fit, furthest next use per cost",
         ));
+        for fit in [Fit::First, Fit::Best] {
+            let name = if fit == Fit::First {
+                "first fit, cheapest window"
+            } else {
+                "best fit, cheapest window"
+            };
+            rules.push((
+                SpillOptions {
+                    fit,
+                    victim: Victim::Window,
+                },
+                name,
+            ));
+        }
     }
     let mut found: Vec<(NpuPlan, Timing, String)> = Vec::new();
     let mut last_error = None;

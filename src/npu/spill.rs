@@ -26,6 +26,10 @@ pub enum Victim {
     Furthest,
     /// Furthest next use per unit of data moved: a COPY_IN buffer costs half.
     FurthestPerCost,
+    /// The cheapest contiguous window: every resident buffer overlapping it leaves
+    /// at once, the window chosen for the least data moved (ties: the latest next
+    /// use among them). Aimed at levels fragmented around pinned buffers.
+    Window,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,6 +223,12 @@ impl<'a> Allocator<'a> {
             if let Some(offset) = self.find_gap(buf.level, buf.size) {
                 return Ok(offset);
             }
+            if self.opts.victim == Victim::Window {
+                if let Some(victims) = self.cheapest_window(buf.level, buf.size, pinned, i) {
+                    victims.into_iter().for_each(|v| self.spill_out(v));
+                    continue;
+                }
+            }
             let Some(v) = self.pick_victim(buf.level, pinned, i) else {
                 let level = &self.case.levels[buf.level];
                 return Err(Error::invalid(format!(
@@ -228,6 +238,46 @@ impl<'a> Allocator<'a> {
             };
             self.spill_out(v);
         }
+    }
+
+    /// Residents to evict so that `size` units fit contiguously, over the window
+    /// (starting at 0 or at a resident's end) that moves the least data.
+    fn cheapest_window(
+        &mut self,
+        level: usize,
+        size: u64,
+        pinned: &[u32],
+        i: u32,
+    ) -> Option<Vec<u32>> {
+        let capacity = self.case.levels[level].capacity;
+        let list = self.resident[level].clone();
+        let starts = std::iter::once(0).chain(list.iter().map(|&(o, s, _)| o + s));
+        let mut best: Option<((u64, std::cmp::Reverse<u32>), Vec<u32>)> = None;
+        for lo in starts {
+            let hi = lo + size;
+            if hi > capacity {
+                continue;
+            }
+            let inside: Vec<u32> = list
+                .iter()
+                .filter(|&&(o, s, _)| o < hi && lo < o + s)
+                .map(|&(_, _, b)| b)
+                .collect();
+            if inside.is_empty() || inside.iter().any(|b| pinned.contains(b)) {
+                continue;
+            }
+            let cost: u64 = inside.iter().map(|&b| self.spill_cost(b)).sum();
+            let soonest = inside
+                .iter()
+                .map(|&b| self.next_use(b, i))
+                .min()
+                .unwrap_or(u32::MAX);
+            let key = (cost, std::cmp::Reverse(soonest));
+            if best.as_ref().is_none_or(|(k, _)| key < *k) {
+                best = Some((key, inside));
+            }
+        }
+        best.map(|(_, victims)| victims)
     }
 
     fn find_gap(&self, level: usize, size: u64) -> Option<u64> {
@@ -272,7 +322,7 @@ impl<'a> Allocator<'a> {
         for v in candidates {
             let distance = f64::from(self.next_use(v, i).saturating_sub(i));
             let score = match self.opts.victim {
-                Victim::Furthest => distance,
+                Victim::Furthest | Victim::Window => distance,
                 Victim::FurthestPerCost => distance / self.spill_cost(v) as f64,
             };
             if best.is_none_or(|(s, _)| score > s) {
