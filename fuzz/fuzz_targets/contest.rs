@@ -1,0 +1,30 @@
+//! The contest result files (schedule, memory, spill; split at NUL bytes) parsed,
+//! then checked against the tiny NPU example for problems 1 and 2: the checker
+//! reports violations, never panics.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use memplan::check::npu::check_npu;
+use memplan::formats::contest::ContestFiles;
+use memplan::formats::npu::read_json;
+use memplan::npu::case::{default_levels, Case};
+use std::sync::OnceLock;
+
+static TINY: &[u8] = include_bytes!("../../examples/npu_tiny_matmul.json");
+
+fn case() -> &'static Case {
+    static CASE: OnceLock<Case> = OnceLock::new();
+    CASE.get_or_init(|| read_json(TINY, "npu_tiny_matmul", default_levels()).unwrap())
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut parts = data.splitn(3, |&b| b == 0);
+    let schedule = parts.next().unwrap_or_default();
+    let memory = parts.next();
+    let spills = parts.next();
+    if let Ok(files) = ContestFiles::parse(schedule, memory, spills) {
+        for problem in [1, 2] {
+            let _ = check_npu(case(), problem, &files);
+        }
+    }
+});

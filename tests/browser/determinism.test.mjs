@@ -1,0 +1,85 @@
+// Determinism across builds: the wasm module (www/pkg, instantiated in Node with
+// initSync, the same code the page's worker runs) and the native CLI
+// (target/release/memplan plan FILE --json -) give the same plan for the same input
+// and options: strategy, peak, lower bound, order and every tensor's offset.
+//
+// The searching strategies run on a wall-clock budget in the CLI and on work
+// units in the page, so they are compared only where the search stops on its own
+// (the plan reaches the lower bound).
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { ROOT, check, results } from './harness.mjs';
+
+const SHARED = join(ROOT, '../shared/corpus');
+const SEARCHING = new Set(['best-of', 'search', 'reorder']);
+const INPUTS = [
+  'examples/transformer_layer.json',
+  join(SHARED, 'graphs/light_squeezenet.json'),
+  join(SHARED, 'graphs/hand_recrop.json'),
+  join(SHARED, 'minimalloc/A.1048576.csv'),
+  join(SHARED, 'tflite/hand_recrop.tflite'),
+  join(SHARED, 'onnx/light_squeezenet.onnx'),
+].map((f) => (f.startsWith('/') ? f : join(ROOT, f)));
+
+/** The fields both builds produce, as canonical text (big sizes kept exact). */
+function essentials(planText) {
+  // keep every integer as written: sizes may exceed 2^53
+  const plan = JSON.parse(planText.replace(/:\s*(\d{16,})/g, ':"$1"'));
+  const p = plan.plan ?? plan;
+  return JSON.stringify({
+    strategy: p.strategy,
+    peak: String(p.peak_bytes),
+    lower: String(p.lower_bound),
+    order: p.order,
+    tensors: p.tensors.map((t) => [t.id, t.name, String(t.size), t.start, t.end, String(t.offset)]),
+  });
+}
+
+function native(file, strategy) {
+  const bin = join(ROOT, 'target/release/memplan');
+  return execFileSync(bin, ['plan', file, '--strategy', strategy, '--json', '-'], {
+    cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28,
+  });
+}
+
+async function main() {
+  for (const need of ['www/pkg/memplan_bg.wasm', 'target/release/memplan']) {
+    if (!existsSync(join(ROOT, need))) {
+      console.error(`${need} is missing: run ./build.sh and cargo build --release first`);
+      process.exit(2);
+    }
+  }
+  const wasm = await import(join(ROOT, 'www/pkg/memplan.js'));
+  wasm.initSync({ module: readFileSync(join(ROOT, 'www/pkg/memplan_bg.wasm')) });
+  const strategies = wasm.strategies().map((s) => (typeof s === 'string' ? s : s.name));
+  for (const file of INPUTS) {
+    if (!existsSync(file)) {
+      console.log(`SKIPPED ${file}: missing`);
+      continue;
+    }
+    const bytes = readFileSync(file);
+    const session = new wasm.Session(bytes, basename(file));
+    for (const strategy of strategies) {
+      const page = essentials(session.plan(strategy, ''));
+      const again = essentials(new wasm.Session(bytes, basename(file)).plan(strategy, ''));
+      const cli = essentials(native(file, strategy));
+      const what = `${basename(file)} ${strategy}`;
+      check(`${what}: wasm plans the same twice`, page === again);
+      const { peak, lower } = JSON.parse(page);
+      if (SEARCHING.has(strategy) && peak !== lower) {
+        const same = JSON.parse(cli).peak === peak;
+        console.log(`     ${what}: budgeted search above the bound, compared by peak only (${same ? 'same' : 'different'} peak)`);
+        continue;
+      }
+      check(`${what}: wasm and native give the same plan`, page === cli,
+        `wasm ${page.slice(0, 160)} / native ${cli.slice(0, 160)}`);
+    }
+    session.free?.();
+  }
+  console.log(`${results.passed} passed, ${results.failed} failed`);
+  process.exit(results.failed === 0 && results.passed > 0 ? 0 : 1);
+}
+
+await main();
