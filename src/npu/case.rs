@@ -202,6 +202,28 @@ impl Case {
         Ok(case)
     }
 
+    /// The case with every edge reversed and ALLOC and FREE swapped. A schedule of
+    /// it, read backwards, is a schedule of `self` with the same live buffers at
+    /// every step, so both peaks and the one-buffer-per-level rule carry over.
+    pub fn reversed(&self) -> Case {
+        let mut r = self.clone();
+        for node in &mut r.nodes {
+            let swapped = match &*node {
+                Node::Alloc(b) => Node::Free(*b),
+                Node::Free(b) => Node::Alloc(*b),
+                op => op.clone(),
+            };
+            *node = swapped;
+        }
+        for b in &mut r.buffers {
+            std::mem::swap(&mut b.alloc, &mut b.free);
+        }
+        for e in &mut r.edges {
+            *e = (e.1, e.0);
+        }
+        r
+    }
+
     /// Index of the level named `name`.
     pub fn level_index(&self, name: &str) -> Option<usize> {
         self.levels.iter().position(|l| l.name == name)

@@ -1,7 +1,8 @@
 //! The three problems as one call: pick an order, place buffers, time the result.
 //!
 //! - Problem 1: the list scheduler; `baseline` keeps the case's own op order,
-//!   `best` takes the best of its capacity-blind priorities by L1+UB peak.
+//!   `best` takes the best of its capacity-blind priorities, run forwards and on
+//!   the reversed graph, by L1+UB peak.
 //! - Problem 2, `baseline`: the spilling article's method: depth-first topological
 //!   order, first fit, furthest next use as the victim.
 //! - Problem 2, `best`: a portfolio of orders (depth-first, the Problem 1
@@ -103,6 +104,30 @@ const PRIORITIES: [(Priority, &str); 6] = [
     (Priority::Capacity(48), "capacity-aware (lookahead 48)"),
 ];
 
+/// The capacity-blind list schedules of `case` and of its reversal (read backwards).
+fn residency_orders(case: &Case) -> Vec<(Vec<u32>, String)> {
+    let blind = || {
+        PRIORITIES
+            .iter()
+            .filter(|(p, _)| !matches!(p, Priority::Capacity(_)))
+    };
+    let mut out: Vec<(Vec<u32>, String)> = blind()
+        .filter_map(|&(p, name)| {
+            list_schedule(case, p)
+                .ok()
+                .map(|o| (o, format!("list schedule, {name} priority")))
+        })
+        .collect();
+    let reversed = case.reversed();
+    out.extend(blind().filter_map(|&(p, name)| {
+        list_schedule(&reversed, p).ok().map(|mut o| {
+            o.reverse();
+            (o, format!("reversed list schedule, {name} priority"))
+        })
+    }));
+    out
+}
+
 fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
     let candidates: Vec<(Vec<u32>, String)> = match method {
         Method::Baseline => PRIORITIES[..1]
@@ -113,15 +138,7 @@ fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
                     .map(|o| (o, format!("list schedule, {name} priority")))
             })
             .collect(),
-        Method::Best => PRIORITIES
-            .iter()
-            .filter(|(p, _)| !matches!(p, Priority::Capacity(_)))
-            .filter_map(|&(p, name)| {
-                list_schedule(case, p)
-                    .ok()
-                    .map(|o| (o, format!("list schedule, {name} priority")))
-            })
-            .collect(),
+        Method::Best => residency_orders(case),
     };
     let (schedule, recipe) = candidates
         .into_iter()
@@ -156,6 +173,12 @@ fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
         "first fit, furthest next use",
     )];
     if method == Method::Best {
+        for (o, name) in residency_orders(case)
+            .into_iter()
+            .filter(|(_, n)| n.starts_with("reversed"))
+        {
+            orders.push((o, format!("{name} order")));
+        }
         for &(p, name) in &PRIORITIES {
             match list_schedule(case, p) {
                 Ok(o) => orders.push((o, format!("{name} order"))),
