@@ -7,6 +7,7 @@
 //! plotters measures text through the page's DOM. Every error crosses as a JS `Error`
 //! with the core's message.
 
+mod canvas;
 mod draw;
 mod npu;
 mod npu_draw;
@@ -14,12 +15,12 @@ mod npu_draw;
 use crate::formats::{self, format_size};
 use crate::render::{Raster, View, Window};
 use crate::{analyse, check, liveness, Analysis, Graph, Options, PackOptions, Plan, Strategy};
+use canvas::Canvas;
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::{Clamped, JsCast};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+use wasm_bindgen::Clamped;
+use web_sys::{HtmlCanvasElement, ImageData};
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -196,7 +197,7 @@ fn slot_index(slot: Option<u8>) -> Result<usize, JsError> {
 /// A white drawing area over the whole of `canvas`.
 pub(crate) fn canvas_area(
     canvas: HtmlCanvasElement,
-) -> Result<DrawingArea<CanvasBackend, plotters::coord::Shift>, JsError> {
+) -> Result<DrawingArea<Canvas, plotters::coord::Shift>, JsError> {
     let root = bare_area(canvas)?;
     root.fill(&WHITE).map_err(js_error)?;
     Ok(root)
@@ -205,9 +206,9 @@ pub(crate) fn canvas_area(
 /// A drawing area over the whole of `canvas`, left as it is.
 pub(crate) fn bare_area(
     canvas: HtmlCanvasElement,
-) -> Result<DrawingArea<CanvasBackend, plotters::coord::Shift>, JsError> {
-    let backend = CanvasBackend::with_canvas_object(canvas)
-        .ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
+) -> Result<DrawingArea<Canvas, plotters::coord::Shift>, JsError> {
+    let backend =
+        Canvas::new(canvas).ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
     Ok(backend.into_drawing_area())
 }
 
@@ -217,18 +218,15 @@ pub(crate) fn with_raster<T, E: std::fmt::Display>(
     canvas: HtmlCanvasElement,
     raster: &mut Raster,
     draw: impl FnOnce(
-        &DrawingArea<CanvasBackend, plotters::coord::Shift>,
+        &DrawingArea<Canvas, plotters::coord::Shift>,
         &mut Raster,
         &mut dyn FnMut(&Raster),
     ) -> Result<T, E>,
 ) -> Result<T, JsError> {
-    let context: CanvasRenderingContext2d = canvas
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into().ok())
-        .ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
-    let root = bare_area(canvas)?;
+    let backend =
+        Canvas::new(canvas).ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
+    let context = backend.context().clone();
+    let root = backend.into_drawing_area();
     let mut failed = None;
     let mut put = |raster: &Raster| {
         let image = ImageData::new_with_u8_clamped_array_and_sh(

@@ -99,17 +99,19 @@ function applyOptions(options) {
   showStrategyAbout();
 }
 
-/** Plans (or solves) with the current options in the worker, then redraws; keeps `selected` if it still exists. A newer request or a cancel leaves the shown plan as it is. */
+/** Plans (or solves) with the current options in the worker (the `memplan:plan` performance measure), then redraws; keeps `selected` if it still exists. A newer request or a cancel leaves the shown plan as it is. */
 async function replan(selected = state.selected) {
   if (!state.info) return;
   const token = ++planToken;
   const release = planner.hold();
   try {
     const npuMode = state.mode === 'npu';
+    const started = performance.now();
     const result = await planner.request(npuMode ? 'solve' : 'plan', npuMode ? npu.solveArgs() : {
       strategy: strategySelect.value, align: alignInput.value, compare: compareSelect.value,
     });
     if (token !== planToken) return;
+    performance.measure('memplan:plan', { start: started });
     state.selected = selected;
     if (npuMode) showSolution(result);
     else showPlan(result);

@@ -26,10 +26,13 @@ impl Raster {
         self.width = width as usize;
         self.height = height as usize;
         let rgba = rgba(colour);
-        self.bytes.clear();
-        self.bytes.reserve(self.width * self.height * 4);
-        for _ in 0..self.width * self.height {
-            self.bytes.extend_from_slice(&rgba);
+        self.bytes.resize(self.width * self.height * 4, 0);
+        if rgba.iter().all(|&b| b == rgba[0]) {
+            self.bytes.fill(rgba[0]);
+        } else {
+            for pixel in self.bytes.chunks_exact_mut(4) {
+                pixel.copy_from_slice(&rgba);
+            }
         }
     }
 

@@ -161,12 +161,12 @@ fn name_inside<DB: DrawingBackend>(
     let (_, y0) = chart.backend_coord(&corners[1]);
     let (w, h) = pixel_size(chart, corners);
     let pad = view.px(4.0) as i32;
-    // white reads on full colours, ink on the faded ones
-    let faded = view.highlight.is_some_and(|id| id != u64::from(t.id));
-    let font = view.font(11.0).color(if faded { &INK } else { &WHITE });
     if h < view.px(16.0) as i32 || w < 4 * pad {
         return Ok(());
     }
+    // white reads on full colours, ink on the faded ones
+    let faded = view.highlight.is_some_and(|id| id != u64::from(t.id));
+    let font = view.font(11.0).color(if faded { &INK } else { &WHITE });
     let plot = chart.plotting_area().strip_coord_spec();
     let (tw, _) = plot.estimate_text_size(&t.name, &font)?;
     if tw as i32 + 2 * pad > w {

@@ -1,0 +1,106 @@
+// How fast the page plans and draws a big graph, in headless Chromium: a script, not a
+// test (nothing is asserted).
+//   node tests/browser/perf.mjs [--tensors N] [--strategy NAME] [--seed S] [--redraws K]
+// Loads a generated MiniMalloc graph of N tensors (default 100,000) through the file
+// input on a 1400 x 800 time-by-address canvas at one device pixel per CSS pixel, and
+// prints the plan time (worker round trip), the first draw, and the median and p95 of
+// K pan and zoom redraws of the time-by-address chart (the wasm draw call).
+
+import { chromium } from 'playwright-core';
+import { parseArgs } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, settled } from './harness.mjs';
+import { bigCsv } from './big.mjs';
+import { serve } from '../../www/serve.mjs';
+
+const { values: opts } = parseArgs({
+  options: {
+    tensors: { type: 'string', default: '100000' },
+    strategy: { type: 'string', default: 'greedy-size' },
+    seed: { type: 'string', default: '1' },
+    redraws: { type: 'string', default: '30' },
+  },
+});
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const CHART = 'time-address';
+
+/** The durations of performance measure `name` so far, in ms. */
+const measures = (page, name) => page.evaluate((n) => performance.getEntriesByName(n).map((e) => e.duration), name);
+
+/** Waits until the page is idle and two frames have passed. */
+async function frames(page) {
+  await page.waitForSelector('body:not([data-busy])', { timeout: 0 });
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+}
+
+function quantile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+/** Zooms and pans the chart `count` times with the mouse; returns each redraw's time. */
+async function panZoom(page, count) {
+  const box = await page.locator(`#${CHART}`).boundingBox();
+  const at = (u, v) => [box.x + box.width * u, box.y + box.height * v];
+  const times = [];
+  for (let k = 0; k < count; k += 1) {
+    const before = (await measures(page, `memplan:draw:${CHART}`)).length;
+    if (k % 3 === 0) {
+      await page.mouse.move(...at(0.3 + 0.4 * Math.random(), 0.5));
+      await page.mouse.wheel(0, k < count / 2 ? -120 : 120);
+    } else {
+      await page.mouse.move(...at(0.5, 0.5));
+      await page.mouse.down();
+      await page.mouse.move(...at(k % 2 ? 0.4 : 0.6, k % 2 ? 0.45 : 0.55), { steps: 1 });
+      await page.mouse.up();
+    }
+    await frames(page);
+    const all = await measures(page, `memplan:draw:${CHART}`);
+    times.push(...all.slice(before));
+  }
+  return times;
+}
+
+const tensors = Number(opts.tensors);
+const csv = bigCsv(tensors, Number(opts.seed));
+const { server, url } = await serve(ROOT, 0);
+const profile = mkdtempSync(join(tmpdir(), 'memplan-chromium-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ARGS, headless: true,
+  viewport: { width: 1480, height: 1000 }, deviceScaleFactor: 1,
+});
+try {
+  const page = context.pages()[0] ?? await context.newPage();
+  page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+  await page.goto(`${url}?strategy=${encodeURIComponent(opts.strategy)}`);
+  await settled(page);
+  await page.addStyleTag({ content: `#${CHART}-wrap { height: 800px !important; }` });
+  await page.evaluate(() => performance.clearMeasures());
+  const started = Date.now();
+  await page.locator('#file').setInputFiles({ name: `big${tensors}.csv`, mimeType: 'text/csv', buffer: Buffer.from(csv) });
+  await frames(page);
+  const total = Date.now() - started;
+  const shown = await page.locator('#sum-tensors').textContent();
+  const size = await page.evaluate((id) => { const c = document.getElementById(id); return `${c.width}x${c.height}`; }, CHART);
+  const [plan] = await measures(page, 'memplan:plan');
+  const [first] = await measures(page, `memplan:draw:${CHART}`);
+  const redraws = (await panZoom(page, Number(opts.redraws))).sort((a, b) => a - b);
+  const rows = [
+    ['graph', `${tensors.toLocaleString('en-US')} tensors (${shown.trim()} placed), ${opts.strategy}, canvas ${size}`],
+    ['plan (worker round trip)', `${plan.toFixed(0)} ms`],
+    ['first draw', `${first.toFixed(1)} ms`],
+    ['file to drawn page', `${total} ms`],
+    [`pan/zoom redraw median (${redraws.length})`, `${quantile(redraws, 0.5).toFixed(1)} ms`],
+    ['pan/zoom redraw p95', `${quantile(redraws, 0.95).toFixed(1)} ms`],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
+} finally {
+  await context.close();
+  server.close();
+  rmSync(profile, { recursive: true, force: true });
+}
