@@ -22,7 +22,7 @@ mod wasm;
 
 pub use error::Error;
 pub use graph::Graph;
-pub use pack::{PackOptions, Strategy};
+pub use pack::{Budget, PackOptions, Strategy};
 pub use plan::Plan;
 
 use interference::Colouring;
@@ -48,7 +48,7 @@ pub struct Analysis {
 
 /// Orders the ops, derives lifetimes and colours them.
 pub fn analyse(graph: &Graph, opts: &Options) -> Result<Analysis, Error> {
-    let order = order::topological(graph, opts.order)?;
+    let order = order::topological_for(graph, opts.order, opts.live)?;
     let liveness = liveness::analyse(graph, &order, opts.live)?;
     let colouring = interference::colour(&liveness.buffers);
     let naive_bytes = graph.naive_bytes();
@@ -67,10 +67,47 @@ pub fn plan(graph: &Graph, strategy: Strategy, opts: &Options) -> Result<Plan, E
 }
 
 impl Analysis {
-    /// Offsets from `strategy`, gathered into a [`Plan`].
+    /// Offsets from `strategy`, gathered into a [`Plan`]; the searching strategies
+    /// run on a deterministic work budget (see [`PackOptions::budget_ms`]).
     pub fn plan(&self, graph: &Graph, strategy: Strategy) -> Plan {
+        let units = (self.opts.pack.budget_ms).saturating_mul(pack::budget::WORK_PER_MS);
+        self.plan_within(graph, strategy, &mut Budget::work(units))
+    }
+
+    /// Like [`Analysis::plan`], within `budget` (a clock the caller supplies, or
+    /// work units). `reorder` also tries the memory-aware order and keeps the
+    /// plan with the lower peak.
+    pub fn plan_within(&self, graph: &Graph, strategy: Strategy, budget: &mut Budget) -> Plan {
+        if strategy == Strategy::Reorder {
+            return self.plan_reordered(graph, budget);
+        }
+        let packed = strategy.pack_within(&self.liveness.buffers, self.opts.pack, budget);
+        self.gather(graph, strategy, packed)
+    }
+
+    /// `search` on this order and on the memory-aware order, the lower peak kept
+    /// (this order on ties).
+    fn plan_reordered(&self, graph: &Graph, budget: &mut Budget) -> Plan {
+        let opts = Options {
+            order: OrderKind::Memory,
+            ..self.opts
+        };
+        let other = analyse(graph, &opts).ok().filter(|a| a.order != self.order);
+        let share = if other.is_some() { 0.5 } else { 1.0 };
+        let mut plan = budget.share(share, |b| self.plan_within(graph, Strategy::Search, b));
+        if let Some(other) = other {
+            let there = other.plan_within(graph, Strategy::Search, budget);
+            if there.peak_bytes < plan.peak_bytes {
+                plan = there;
+            }
+        }
+        plan.strategy = Strategy::Reorder.name().to_string();
+        plan
+    }
+
+    fn gather(&self, graph: &Graph, strategy: Strategy, packed: pack::Packed) -> Plan {
         let buffers = &self.liveness.buffers;
-        let offsets = strategy.pack(buffers, self.opts.pack);
+        let offsets = packed.offsets;
         let tensors = buffers
             .iter()
             .zip(&offsets)
@@ -85,6 +122,7 @@ impl Analysis {
                 pool,
             })
             .collect();
+        let peak_bytes = pack::peak(buffers, &offsets);
         Plan {
             graph: graph.name.clone(),
             strategy: strategy.name().to_string(),
@@ -94,7 +132,9 @@ impl Analysis {
             steps: self.liveness.steps,
             lower_bound: self.liveness.lower_bound,
             naive_bytes: self.naive_bytes,
-            peak_bytes: pack::peak(buffers, &offsets),
+            peak_bytes,
+            proven_optimal: peak_bytes <= packed.proven_bound,
+            proven_bound: packed.proven_bound.min(peak_bytes),
             pools: self.colouring.pools(),
             pooled_bytes: self.colouring.pooled_bytes(),
             order: self.order.iter().map(|o| o.0).collect(),

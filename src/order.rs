@@ -6,9 +6,15 @@
 //! - [`OrderKind::Dfs`]: reverse post-order of an iterative depth-first search
 //!   over consumers, roots and children taken in index order; it runs one branch
 //!   to its end before starting the next.
+//! - [`OrderKind::Memory`]: the order of lowest lower bound among Kahn's, the
+//!   depth-first one, list schedules with look-ahead and, on small graphs, the
+//!   exact minimum ([`memory`]); never a higher bound than Kahn's.
+
+pub mod memory;
 
 use crate::error::Error;
 use crate::graph::{Graph, OpId};
+use crate::liveness::LiveOptions;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -17,15 +23,17 @@ pub enum OrderKind {
     #[default]
     Kahn,
     Dfs,
+    Memory,
 }
 
 impl OrderKind {
-    pub const ALL: [OrderKind; 2] = [OrderKind::Kahn, OrderKind::Dfs];
+    pub const ALL: [OrderKind; 3] = [OrderKind::Kahn, OrderKind::Dfs, OrderKind::Memory];
 
     pub fn name(self) -> &'static str {
         match self {
             OrderKind::Kahn => "kahn",
             OrderKind::Dfs => "dfs",
+            OrderKind::Memory => "memory",
         }
     }
 
@@ -33,7 +41,11 @@ impl OrderKind {
         OrderKind::ALL
             .into_iter()
             .find(|k| k.name() == name)
-            .ok_or_else(|| Error::usage(format!("unknown order `{name}` (expected kahn or dfs)")))
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "unknown order `{name}` (expected kahn, dfs or memory)"
+                ))
+            })
     }
 }
 
@@ -89,8 +101,18 @@ fn deps(graph: &Graph) -> Deps {
     Deps { succ, indegree }
 }
 
-/// A topological order of all ops of `graph`.
+/// A topological order of all ops of `graph`; the memory-aware order with
+/// default live options (see [`topological_for`]).
 pub fn topological(graph: &Graph, kind: OrderKind) -> Result<Vec<OpId>, Error> {
+    topological_for(graph, kind, LiveOptions::default())
+}
+
+/// A topological order of all ops of `graph`; `live` matters to the memory order only.
+pub fn topological_for(
+    graph: &Graph,
+    kind: OrderKind,
+    live: LiveOptions,
+) -> Result<Vec<OpId>, Error> {
     let deps = deps(graph);
     let order = kahn(&deps);
     if order.len() < graph.ops.len() {
@@ -99,6 +121,7 @@ pub fn topological(graph: &Graph, kind: OrderKind) -> Result<Vec<OpId>, Error> {
     Ok(match kind {
         OrderKind::Kahn => order,
         OrderKind::Dfs => dfs(&deps),
+        OrderKind::Memory => memory::order(graph, live),
     })
 }
 

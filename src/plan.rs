@@ -20,6 +20,13 @@ pub struct Plan {
     /// Op indices in execution order: step `s` runs op `order[s]`.
     pub order: Vec<u32>,
     pub tensors: Vec<Placement>,
+    /// No plan on this order has a lower peak: it reaches the lower bound, or the
+    /// search proved every lower capacity infeasible.
+    #[serde(default)]
+    pub proven_optimal: bool,
+    /// No plan on this order has a peak below this (at least the lower bound).
+    #[serde(default)]
+    pub proven_bound: u64,
 }
 
 /// One arena tensor: its bytes `[offset, offset + size)` over steps `[start, end]`.

@@ -107,8 +107,24 @@ fn options() -> impl Strategy<Value = Options> {
         .prop_map(|(align, keep, dfs)| Options {
             order: if dfs { OrderKind::Dfs } else { OrderKind::Kahn },
             live: LiveOptions { keep_outputs: keep },
-            pack: PackOptions::new(align).unwrap(),
+            pack: PackOptions {
+                // the searching strategies on a small deterministic budget
+                budget_ms: search_budget(),
+                ..PackOptions::new(align).unwrap()
+            },
         })
+}
+
+/// Budget of `best-of`, `search` and `reorder` per case (work units, no clock);
+/// `MEMPLAN_LONG_TESTS=1` gives them 20 ms of work each.
+const SEARCH_BUDGET_MS: u64 = 1;
+
+fn search_budget() -> u64 {
+    if std::env::var_os("MEMPLAN_LONG_TESTS").is_some() {
+        20
+    } else {
+        SEARCH_BUDGET_MS
+    }
 }
 
 fn assert_all_strategies(g: &Graph, opts: &Options) -> Result<(), TestCaseError> {
@@ -142,6 +158,9 @@ fn assert_all_strategies(g: &Graph, opts: &Options) -> Result<(), TestCaseError>
             "{} beat the bound",
             strategy.name()
         );
+        if plan.proven_optimal {
+            prop_assert!(plan.peak_bytes == plan.proven_bound, "{}", strategy.name());
+        }
         if opts.pack.align == 1 {
             match strategy {
                 Packing::Naive => prop_assert_eq!(plan.peak_bytes, sum),
@@ -150,6 +169,37 @@ fn assert_all_strategies(g: &Graph, opts: &Options) -> Result<(), TestCaseError>
             }
         }
     }
+    // the searching strategies never do worse than the greedy they start from
+    // (reorder against its own order's greedy is covered by search)
+    let greedy = a
+        .plan(g, Packing::GreedySize)
+        .peak_bytes
+        .min(a.plan(g, Packing::BestFit).peak_bytes);
+    for strategy in [Packing::BestOf, Packing::Search] {
+        prop_assert!(
+            a.plan(g, strategy).peak_bytes <= greedy,
+            "{}",
+            strategy.name()
+        );
+    }
+    Ok(())
+}
+
+/// The memory-aware order's bound is never above the Kahn order's.
+fn assert_memory_order(g: &Graph, keep: bool) -> Result<(), TestCaseError> {
+    let live = LiveOptions { keep_outputs: keep };
+    let at = |order| {
+        let opts = Options {
+            order,
+            live,
+            ..Options::default()
+        };
+        memplan::analyse(g, &opts).unwrap()
+    };
+    let (kahn, memory) = (at(OrderKind::Kahn), at(OrderKind::Memory));
+    prop_assert!(memory.liveness.lower_bound <= kahn.liveness.lower_bound);
+    let plan = memory.plan(g, Packing::GreedySize);
+    prop_assert_eq!(check::check(g, &plan), vec![]);
     Ok(())
 }
 
@@ -164,6 +214,11 @@ proptest! {
     #[test]
     fn random_intervals(g in intervals(), opts in options()) {
         assert_all_strategies(&g, &opts)?;
+    }
+
+    #[test]
+    fn memory_order_never_raises_the_bound(g in dag(), keep in any::<bool>()) {
+        assert_memory_order(&g, keep)?;
     }
 
     #[test]

@@ -4,14 +4,25 @@
 //! Every strategy is a [`Strategy`] variant with a name, a one-line description and
 //! a `pack` function from buffers to offsets (one per buffer, in buffer order).
 //! Alignment applies to every offset.
+//!
+//! `best-of`, `search` and `reorder` search within a [`Budget`]: time on a clock
+//! the caller supplies, or work units (deterministic) when [`Strategy::pack`] is
+//! called without one.
 
 mod best_fit;
+mod best_of;
+pub mod budget;
+mod canon;
 mod fit;
 mod naive;
 mod pools;
+mod search;
+mod sections;
+
+pub use budget::{Budget, Progress};
 
 use crate::error::Error;
-use crate::liveness::Buffer;
+use crate::liveness::{max_live_bytes, Buffer};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
@@ -20,18 +31,45 @@ pub enum Strategy {
     FirstFit,
     GreedySize,
     BestFit,
+    BestOf,
+    Search,
+    Reorder,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PackOptions {
     /// Every offset is a multiple of this (1 = none).
     pub align: u64,
+    /// Effort of the searching strategies in milliseconds; without a clock,
+    /// `budget_ms * WORK_PER_MS` work units.
+    pub budget_ms: u64,
+    /// Seed of the randomised moves of `best-of`.
+    pub seed: u64,
+    /// Stop as soon as a plan fits in this many bytes.
+    pub capacity: Option<u64>,
 }
+
+/// Default effort of the searching strategies.
+pub const DEFAULT_BUDGET_MS: u64 = 50;
 
 impl Default for PackOptions {
     fn default() -> Self {
-        PackOptions { align: 1 }
+        PackOptions {
+            align: 1,
+            budget_ms: DEFAULT_BUDGET_MS,
+            seed: 0,
+            capacity: None,
+        }
     }
+}
+
+/// Offsets (one per buffer) and what is proven about them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Packed {
+    pub offsets: Vec<u64>,
+    /// No packing has a peak below this: the lower bound, or more when the
+    /// search proved lower capacities infeasible.
+    pub proven_bound: u64,
 }
 
 /// Largest alignment accepted.
@@ -45,18 +83,32 @@ impl PackOptions {
         if align > MAX_ALIGN {
             return Err(Error::limit("alignment", align, MAX_ALIGN));
         }
-        Ok(PackOptions { align })
+        Ok(PackOptions {
+            align,
+            ..PackOptions::default()
+        })
     }
 }
 
 impl Strategy {
-    pub const ALL: [Strategy; 5] = [
+    pub const ALL: [Strategy; 8] = [
         Strategy::Naive,
         Strategy::Pools,
         Strategy::FirstFit,
         Strategy::GreedySize,
         Strategy::BestFit,
+        Strategy::BestOf,
+        Strategy::Search,
+        Strategy::Reorder,
     ];
+
+    /// True for the strategies that search within a budget.
+    pub fn searches(self) -> bool {
+        matches!(
+            self,
+            Strategy::BestOf | Strategy::Search | Strategy::Reorder
+        )
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -65,6 +117,9 @@ impl Strategy {
             Strategy::FirstFit => "first-fit",
             Strategy::GreedySize => "greedy-size",
             Strategy::BestFit => "best-fit",
+            Strategy::BestOf => "best-of",
+            Strategy::Search => "search",
+            Strategy::Reorder => "reorder",
         }
     }
 
@@ -80,6 +135,15 @@ impl Strategy {
             }
             Strategy::BestFit => {
                 "best fit by size and by duration, the better kept (XLA heap simulator)"
+            }
+            Strategy::BestOf => {
+                "eight orders x two fit rules, then moves of the buffers at the peak (budget)"
+            }
+            Strategy::Search => {
+                "best-of, then exact search over canonical packings; proves optimality (budget)"
+            }
+            Strategy::Reorder => {
+                "memory-aware op order (never a higher bound), then search on it (budget)"
             }
         }
     }
@@ -97,14 +161,29 @@ impl Strategy {
             })
     }
 
-    /// Offsets for `buffers`, one per buffer.
+    /// Offsets for `buffers`, one per buffer; the searching strategies run on a
+    /// deterministic work budget of `opts.budget_ms`.
     pub fn pack(self, buffers: &[Buffer], opts: PackOptions) -> Vec<u64> {
-        match self {
+        let mut budget = Budget::work(opts.budget_ms.saturating_mul(budget::WORK_PER_MS));
+        self.pack_within(buffers, opts, &mut budget).offsets
+    }
+
+    /// Offsets for `buffers` within `budget`, with what is proven about them.
+    /// `reorder` packs like `search` here: its new order is chosen by the caller
+    /// (see [`crate::Analysis::plan_within`]).
+    pub fn pack_within(self, buffers: &[Buffer], opts: PackOptions, budget: &mut Budget) -> Packed {
+        let offsets = match self {
             Strategy::Naive => naive::pack(buffers, opts),
             Strategy::Pools => pools::pack(buffers, opts),
             Strategy::FirstFit => fit::first_fit(buffers, opts),
             Strategy::GreedySize => fit::greedy_size(buffers, opts),
             Strategy::BestFit => best_fit::pack(buffers, opts),
+            Strategy::BestOf => best_of::pack(buffers, opts, budget).offsets,
+            Strategy::Search | Strategy::Reorder => return search::pack(buffers, opts, budget),
+        };
+        Packed {
+            offsets,
+            proven_bound: max_live_bytes(buffers),
         }
     }
 }

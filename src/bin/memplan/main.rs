@@ -9,7 +9,10 @@ use lexopt::prelude::*;
 use memplan::formats::{self, Format, ReadOptions};
 use memplan::liveness::LiveOptions;
 use memplan::order::OrderKind;
-use memplan::{Error, Graph, Options, PackOptions, Strategy};
+use memplan::{Budget, Error, Graph, Options, PackOptions, Strategy};
+
+/// Default `--budget` of `plan`, in milliseconds.
+const PLAN_BUDGET_MS: u64 = 1000;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -17,16 +20,22 @@ const USAGE: &str = "\
 memplan: static memory planning for computation graphs
 
 usage:
-  memplan plan FILE [--strategy NAME] [--order kahn|dfs] [--align N]
+  memplan plan FILE [--strategy NAME] [--order kahn|dfs|memory] [--align N]
                     [--keep-outputs] [--format F] [--json OUT|-] [--svg OUT]
+                    [--budget MS] [--seed N] [--capacity SIZE] [--progress]
                     [--input-shape NAME=DIMS]...  (ONNX inputs, e.g. data=1x3x224x224)
   memplan check FILE PLAN.json      check a plan written by `plan --json`
-  memplan bench [DIR|FILE...] [--align N]
-                                    every strategy on every graph (default:
-                                    ../shared/corpus/graphs and minimalloc)
+  memplan bench [DIR|FILE...] [--align N] [--strategy NAME]... [--budget MS]
+                [--seed N] [--capacity SIZE]
+                                    every strategy (or those named) on every graph
+                                    (default: ../shared/corpus/graphs and minimalloc)
+
+budgets (best-of, search, reorder): --budget MS of wall time per plan (default
+  1000 for plan, 50 for bench); --capacity stops as soon as a plan fits and says
+  how far the best one is from fitting
   memplan strategies                list the strategies
   memplan npu CASE --problem 1|2|3 [--method baseline|best] [--out DIR]
-                  [--json OUT|-] [--levels L1=4096,UB=1024,...]
+                  [--json OUT|-] [--svg OUT] [--levels L1=4096,UB=1024,...]
                                     solve an NPU case (contest JSON or _Nodes.csv)
   memplan npu-check CASE DIR --problem 1|2|3 [--levels L1=4096,UB=1024,...]
                                     check NPU contest results DIR/<case>_schedule.txt
@@ -115,6 +124,18 @@ struct Common {
     opts: Options,
     format: Option<Format>,
     read: ReadOptions,
+    /// `--budget`, when given.
+    budget_ms: Option<u64>,
+}
+
+/// Milliseconds on the process's monotonic clock.
+fn clock_ms() -> f64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64()
+        * 1e3
 }
 
 impl Common {
@@ -130,7 +151,25 @@ impl Common {
         match name.as_str() {
             "align" => {
                 let text = args.value()?.string()?;
-                self.opts.pack = PackOptions::new(formats::parse_size(&text)?)?;
+                self.opts.pack.align = PackOptions::new(formats::parse_size(&text)?)?.align;
+            }
+            "budget" => {
+                let ms = args.value()?.string()?;
+                let ms = ms
+                    .parse::<u64>()
+                    .map_err(|_| format!("--budget: `{ms}` is not a number of milliseconds"))?;
+                self.budget_ms = Some(ms);
+                self.opts.pack.budget_ms = ms;
+            }
+            "seed" => {
+                let seed = args.value()?.string()?;
+                self.opts.pack.seed = seed
+                    .parse::<u64>()
+                    .map_err(|_| format!("--seed: `{seed}` is not a number"))?;
+            }
+            "capacity" => {
+                let text = args.value()?.string()?;
+                self.opts.pack.capacity = Some(formats::parse_size(&text)?);
             }
             "order" => self.opts.order = OrderKind::from_name(&args.value()?.string()?)?,
             "keep-outputs" => self.opts.live = LiveOptions { keep_outputs: true },
@@ -149,6 +188,7 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
     let (mut file, mut strategy, mut json) =
         (None::<PathBuf>, Strategy::GreedySize, None::<String>);
     let mut svg = None::<String>;
+    let mut progress = false;
     while let Some(arg) = Token::next(args)? {
         if common.take(&arg, args)? {
             continue;
@@ -159,6 +199,7 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
             }
             Token::Long(l) if l == "json" => json = Some(args.value()?.string()?),
             Token::Long(l) if l == "svg" => svg = Some(args.value()?.string()?),
+            Token::Long(l) if l == "progress" => progress = true,
             Token::Value(v) if file.is_none() => file = Some(v.into()),
             other => return Err(other.unexpected()),
         }
@@ -166,10 +207,34 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
     let file = file.ok_or("plan: missing FILE")?;
     let graph = load(&file, common.format, &common.read)?;
     let analysis = memplan::analyse(&graph, &common.opts)?;
-    let plan = analysis.plan(&graph, strategy);
+    let budget_ms = common.budget_ms.unwrap_or(PLAN_BUDGET_MS) as f64;
+    let mut show = |p: &memplan::pack::Progress| {
+        eprintln!(
+            "{:>9.1} ms  {:<16} peak {} (bound {})",
+            p.elapsed_ms.unwrap_or(0.0),
+            p.phase,
+            p.best_peak,
+            p.lower_bound
+        )
+    };
+    let mut budget = Budget::timed(&clock_ms, budget_ms);
+    if progress {
+        budget = budget.with_progress(&mut show);
+    }
+    let plan = analysis.plan_within(&graph, strategy, &mut budget);
     let violations = memplan::check::check(&graph, &plan);
+    let reordered = plan.order_kind != common.opts.order.name();
+    let ordered = if reordered {
+        let opts = Options {
+            order: OrderKind::Memory,
+            ..common.opts
+        };
+        memplan::analyse(&graph, &opts)?
+    } else {
+        analysis.clone()
+    };
     if let Some(path) = svg {
-        let profile = memplan::liveness::profile(&analysis.liveness.buffers);
+        let profile = memplan::liveness::profile(&ordered.liveness.buffers);
         let doc = memplan::render::svg(&plan, &profile, 960, 720)?;
         std::fs::write(&path, doc).map_err(|e| format!("cannot write {path}: {e}"))?;
     }
@@ -180,14 +245,59 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
             std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")
                 .map_err(|e| format!("cannot write {path}: {e}"))?;
             print!("{}", report::plan_text(&graph, &plan, &violations));
+            print!("{}", search_text(&analysis, &ordered, &plan, &common.opts));
         }
-        None => print!("{}", report::plan_text(&graph, &plan, &violations)),
+        None => {
+            print!("{}", report::plan_text(&graph, &plan, &violations));
+            print!("{}", search_text(&analysis, &ordered, &plan, &common.opts));
+        }
     }
     Ok(if violations.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// What the searching strategies add to the report: proof, capacity, orders.
+fn search_text(
+    analysis: &memplan::Analysis,
+    ordered: &memplan::Analysis,
+    plan: &memplan::Plan,
+    opts: &Options,
+) -> String {
+    let mut s = String::new();
+    if plan.proven_optimal {
+        s += "proof        optimal on this order\n";
+    } else if plan.proven_bound > plan.lower_bound {
+        s += &format!("proof        no plan below {} B\n", plan.proven_bound);
+    }
+    if let Some(cap) = opts.pack.capacity {
+        if plan.peak_bytes <= cap {
+            s += &format!("capacity     fits in {cap} B\n");
+        } else {
+            let over = plan.peak_bytes - cap;
+            let proven = if plan.proven_bound > cap {
+                ", proven impossible"
+            } else {
+                ""
+            };
+            s += &format!(
+                "capacity     does not fit in {cap} B: {over} B over ({:.4}x){proven}\n",
+                plan.peak_bytes as f64 / cap as f64
+            );
+        }
+    }
+    if plan.order != analysis.order.iter().map(|o| o.0).collect::<Vec<_>>() {
+        s += &format!(
+            "orders       {} bound {} B, {} bound {} B\n",
+            opts.order.name(),
+            analysis.liveness.lower_bound,
+            plan.order_kind,
+            ordered.liveness.lower_bound
+        );
+    }
+    s
 }
 
 fn check(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {

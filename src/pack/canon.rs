@@ -1,0 +1,343 @@
+//! Does a packing into `capacity` bytes exist? A depth-first search over canonical
+//! solutions, in the spirit of MiniMalloc (Moffitt, ASPLOS 2023):
+//!
+//! - every buffer sits as low as the buffers already placed allow (its *floor*:
+//!   the highest top among placed buffers it overlaps, aligned), and buffers are
+//!   placed in non-decreasing (offset, rank) order, so each packing pushed down is
+//!   reached once;
+//! - candidates are tried lowest floor first;
+//! - a buffer whose floor is at or above the lowest top any other unplaced buffer
+//!   could reach is skipped: that other buffer fits below it, so the same packing
+//!   is reached with it first (dominance);
+//! - a section fails when its floor (the highest placed top, the lowest floor of
+//!   its unplaced buffers, and the current offset) plus its unplaced bytes exceed
+//!   the capacity (inference);
+//! - once no unplaced buffer crosses a section boundary, both sides are solved
+//!   independently (decomposition);
+//! - static ranks from three orders (length, area, section total) tried round robin
+//!   with a doubling node limit, so one bad order cannot stall the search.
+//!
+//! Invariant: every change to the state is logged and undone on the way back, so
+//! the state after any return equals the state before the call.
+
+use super::align_up;
+use super::budget::Budget;
+use super::sections::Sections;
+use std::cmp::Reverse;
+
+const NONE: u64 = u64::MAX;
+
+/// The answer for one capacity.
+pub(super) enum Decision {
+    /// Offsets by problem buffer, each `offset + size <= capacity`.
+    Fits(Vec<u64>),
+    /// Proven: no packing fits.
+    Infeasible,
+    /// The budget ran out first.
+    Unknown,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Found,
+    NotFound,
+    /// The node limit of this round ran out.
+    Aborted,
+    /// The budget ran out.
+    OutOfTime,
+}
+
+#[derive(Clone, Copy)]
+enum Rank {
+    LengthAreaTotal,
+    TotalAreaLength,
+    TotalLengthArea,
+}
+
+const RANKS: [Rank; 3] = [
+    Rank::LengthAreaTotal,
+    Rank::TotalAreaLength,
+    Rank::TotalLengthArea,
+];
+
+enum Change {
+    MinOffset(u32, u64),
+    Floor(u32, u64),
+}
+
+struct Solver<'p, 'b, 'a> {
+    p: &'p Sections,
+    capacity: u64,
+    align: u64,
+    offset: Vec<u64>,
+    min_offset: Vec<u64>,
+    floor: Vec<u64>,
+    /// Unplaced bytes per section.
+    total: Vec<u64>,
+    /// Unplaced buffers crossing the boundary after each section.
+    cuts: Vec<u32>,
+    solution: Vec<u64>,
+    log: Vec<Change>,
+    stamp: Vec<u32>,
+    epoch: u32,
+    nodes_left: u64,
+    budget: &'b mut Budget<'a>,
+}
+
+/// Searches for a packing of `p` into `capacity` bytes with offsets multiple of `align`.
+pub(super) fn decide(p: &Sections, capacity: u64, align: u64, budget: &mut Budget) -> Decision {
+    if p.size.iter().any(|&s| s > capacity) {
+        return Decision::Infeasible;
+    }
+    let n_sections = p.sections();
+    let mut total = vec![0u64; n_sections];
+    let mut cuts = vec![0u32; n_sections];
+    for b in 0..p.len() {
+        for s in p.lo[b]..p.hi[b] {
+            total[s as usize] += p.size[b];
+        }
+        for s in p.lo[b]..p.hi[b] - 1 {
+            cuts[s as usize] += 1;
+        }
+    }
+    if total.iter().any(|&t| t > capacity) {
+        return Decision::Infeasible;
+    }
+    let mut solver = Solver {
+        p,
+        capacity,
+        align,
+        offset: vec![NONE; p.len()],
+        min_offset: vec![0; p.len()],
+        floor: vec![0; n_sections],
+        total,
+        cuts,
+        solution: vec![0; p.len()],
+        log: Vec::new(),
+        stamp: vec![0; n_sections],
+        epoch: 0,
+        nodes_left: 0,
+        budget,
+    };
+    solver.round_robin()
+}
+
+impl Solver<'_, '_, '_> {
+    fn round_robin(&mut self) -> Decision {
+        let all: Vec<u32> = (0..self.p.len() as u32).collect();
+        let mut limit = (self.p.len() as u64).max(16);
+        loop {
+            limit = limit.saturating_mul(2);
+            for rank in RANKS {
+                self.nodes_left = limit;
+                match self.split(0, self.p.sections() as u32, &all, rank) {
+                    Status::Found => return Decision::Fits(self.solution.clone()),
+                    Status::NotFound => return Decision::Infeasible,
+                    Status::OutOfTime => return Decision::Unknown,
+                    Status::Aborted => {}
+                }
+            }
+        }
+    }
+
+    /// Solves the unplaced buffers of `within` over sections `s_lo..s_hi`, split at
+    /// every boundary no unplaced buffer crosses.
+    fn split(&mut self, s_lo: u32, s_hi: u32, within: &[u32], rank: Rank) -> Status {
+        let mut from = s_lo;
+        for s in s_lo..s_hi {
+            if s + 1 == s_hi || self.cuts[s as usize] == 0 {
+                let part: Vec<u32> = within
+                    .iter()
+                    .copied()
+                    .filter(|&b| self.offset[b as usize] == NONE)
+                    .filter(|&b| self.p.lo[b as usize] <= s && self.p.hi[b as usize] > from)
+                    .collect();
+                if !part.is_empty() {
+                    let status = self.solve(from, s + 1, part, rank);
+                    if status != Status::Found {
+                        return status;
+                    }
+                }
+                from = s + 1;
+            }
+        }
+        Status::Found
+    }
+
+    /// Ranks `part` statically, then searches it.
+    fn solve(&mut self, s_lo: u32, s_hi: u32, mut part: Vec<u32>, rank: Rank) -> Status {
+        let p = self.p;
+        let most = |b: u32| {
+            (p.lo[b as usize]..p.hi[b as usize])
+                .map(|s| self.total[s as usize])
+                .max()
+                .unwrap_or(0)
+        };
+        let length = |b: u32| p.length[b as usize];
+        let area = |b: u32| u128::from(p.size[b as usize]) * u128::from(length(b));
+        match rank {
+            Rank::LengthAreaTotal => {
+                part.sort_by_key(|&b| (Reverse(length(b)), Reverse(area(b)), Reverse(most(b)), b))
+            }
+            Rank::TotalAreaLength => {
+                part.sort_by_key(|&b| (Reverse(most(b)), Reverse(area(b)), Reverse(length(b)), b))
+            }
+            Rank::TotalLengthArea => {
+                part.sort_by_key(|&b| (Reverse(most(b)), Reverse(length(b)), Reverse(area(b)), b))
+            }
+        }
+        self.search(s_lo, s_hi, &part, rank, (0, 0))
+    }
+
+    fn search(
+        &mut self,
+        s_lo: u32,
+        s_hi: u32,
+        order: &[u32],
+        rank: Rank,
+        last: (u64, u32),
+    ) -> Status {
+        if self.nodes_left == 0 {
+            return Status::Aborted;
+        }
+        self.nodes_left -= 1;
+        // a node costs about one pass over the partition's buffers and sections
+        let cost = 1 + (order.len() as u64 + u64::from(s_hi - s_lo)) / 32;
+        if self.budget.spend(cost) {
+            return Status::OutOfTime;
+        }
+        let mut cands: Vec<(u64, u32)> = order
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| self.offset[b as usize] == NONE)
+            .map(|(r, &b)| (self.min_offset[b as usize], r as u32))
+            .collect();
+        if cands.is_empty() {
+            return Status::Found;
+        }
+        cands.sort_unstable();
+        let min_height = cands
+            .iter()
+            .map(|&(o, r)| o + self.p.size[order[r as usize] as usize])
+            .min()
+            .unwrap_or(0);
+        for &(off, r) in &cands {
+            if off >= min_height {
+                break;
+            }
+            if (off, r) < last {
+                continue;
+            }
+            let b = order[r as usize];
+            let mark = self.log.len();
+            self.place(b, off);
+            let mut status = Status::NotFound;
+            if self.consistent(s_lo, s_hi, off) {
+                status = self.descend(s_lo, s_hi, order, rank, b, (off, r));
+            }
+            self.unplace(b, mark);
+            if status != Status::NotFound {
+                return status;
+            }
+        }
+        Status::NotFound
+    }
+
+    /// Continues after placing `b`: splits when `b` was the last buffer across a
+    /// boundary, else searches on.
+    fn descend(
+        &mut self,
+        s_lo: u32,
+        s_hi: u32,
+        order: &[u32],
+        rank: Rank,
+        b: u32,
+        last: (u64, u32),
+    ) -> Status {
+        let (lo, hi) = (self.p.lo[b as usize], self.p.hi[b as usize]);
+        let mut opened = false;
+        for s in lo..hi - 1 {
+            self.cuts[s as usize] -= 1;
+            opened |= self.cuts[s as usize] == 0;
+        }
+        let status = if opened {
+            self.split(s_lo, s_hi, order, rank)
+        } else {
+            self.search(s_lo, s_hi, order, rank, last)
+        };
+        for s in lo..hi - 1 {
+            self.cuts[s as usize] += 1;
+        }
+        status
+    }
+
+    fn place(&mut self, b: u32, off: u64) {
+        let p = self.p;
+        let bi = b as usize;
+        let top = off + p.size[bi];
+        self.offset[bi] = off;
+        self.solution[bi] = off;
+        self.epoch += 1;
+        let mut affected: Vec<u32> = Vec::new();
+        for &o in &p.overlaps[bi] {
+            let oi = o as usize;
+            if self.offset[oi] != NONE || self.min_offset[oi] >= top {
+                continue;
+            }
+            self.log.push(Change::MinOffset(o, self.min_offset[oi]));
+            self.min_offset[oi] = align_up(top, self.align);
+            for s in p.lo[oi]..p.hi[oi] {
+                if self.stamp[s as usize] != self.epoch {
+                    self.stamp[s as usize] = self.epoch;
+                    affected.push(s);
+                }
+            }
+        }
+        for s in p.lo[bi]..p.hi[bi] {
+            let si = s as usize;
+            self.log.push(Change::Floor(s, self.floor[si]));
+            self.floor[si] = top;
+            self.total[si] -= p.size[bi];
+        }
+        for s in affected {
+            let si = s as usize;
+            let lowest = p.members[si]
+                .iter()
+                .filter(|&&m| self.offset[m as usize] == NONE)
+                .map(|&m| self.min_offset[m as usize])
+                .min();
+            if let Some(lowest) = lowest {
+                if self.floor[si] < lowest {
+                    self.log.push(Change::Floor(s, self.floor[si]));
+                    self.floor[si] = lowest;
+                }
+            }
+        }
+    }
+
+    fn unplace(&mut self, b: u32, mark: usize) {
+        while self.log.len() > mark {
+            match self.log.pop().expect("a change") {
+                Change::MinOffset(o, v) => self.min_offset[o as usize] = v,
+                Change::Floor(s, v) => self.floor[s as usize] = v,
+            }
+        }
+        let bi = b as usize;
+        for s in self.p.lo[bi]..self.p.hi[bi] {
+            self.total[s as usize] += self.p.size[bi];
+        }
+        self.offset[bi] = NONE;
+    }
+
+    /// No section of `s_lo..s_hi` needs more than the capacity.
+    fn consistent(&self, s_lo: u32, s_hi: u32, off: u64) -> bool {
+        (s_lo as usize..s_hi as usize).all(|s| {
+            let floor = if self.total[s] > 0 {
+                self.floor[s].max(off)
+            } else {
+                self.floor[s]
+            };
+            floor + self.total[s] <= self.capacity
+        })
+    }
+}
