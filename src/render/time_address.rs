@@ -43,11 +43,14 @@ pub fn time_address_with<DB: DrawingBackend>(
         |chart| draw_tensors(chart, shown(plan, bounds, unit_bytes), view),
         |chart, raster| paint_tensors(chart, shown(plan, bounds, unit_bytes), view, raster),
     )?;
+    let mut chosen = None;
     for (t, c) in shown(plan, bounds, unit_bytes) {
         name_inside(&chart, t, c, view)?;
+        if is_chosen(t, view) {
+            chosen = Some(c);
+        }
     }
-    let chosen = shown(plan, bounds, unit_bytes).find(|(t, _)| is_chosen(t, view));
-    if let Some((_, c)) = chosen {
+    if let Some(c) = chosen {
         let outline = INK.stroke_width(view.px(2.5));
         chart.plotting_area().draw(&Rectangle::new(c, outline))?;
     }
@@ -157,13 +160,13 @@ fn name_inside<DB: DrawingBackend>(
     corners: [(f64, f64); 2],
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let (x0, _) = chart.backend_coord(&corners[0]);
-    let (_, y0) = chart.backend_coord(&corners[1]);
     let (w, h) = pixel_size(chart, corners);
     let pad = view.px(4.0) as i32;
     if h < view.px(16.0) as i32 || w < 4 * pad {
         return Ok(());
     }
+    let (x0, _) = chart.backend_coord(&corners[0]);
+    let (_, y0) = chart.backend_coord(&corners[1]);
     // white reads on full colours, ink on the faded ones
     let faded = view.highlight.is_some_and(|id| id != u64::from(t.id));
     let font = view.font(11.0).color(if faded { &INK } else { &WHITE });

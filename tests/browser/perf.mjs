@@ -71,14 +71,14 @@ const { server, url } = await serve(ROOT, 0);
 const profile = mkdtempSync(join(tmpdir(), 'memplan-chromium-'));
 const context = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ARGS, headless: true,
-  viewport: { width: 1480, height: 1000 }, deviceScaleFactor: 1,
+  viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 1,
 });
 try {
   const page = context.pages()[0] ?? await context.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
   await page.goto(`${url}?strategy=${encodeURIComponent(opts.strategy)}`);
   await settled(page);
-  await page.addStyleTag({ content: `#${CHART}-wrap { height: 800px !important; }` });
+  await page.addStyleTag({ content: `main { max-width: none; } #${CHART}-wrap { width: 1400px; height: 800px; }` });
   await page.evaluate(() => performance.clearMeasures());
   const started = Date.now();
   await page.locator('#file').setInputFiles({ name: `big${tensors}.csv`, mimeType: 'text/csv', buffer: Buffer.from(csv) });
