@@ -29,10 +29,6 @@ usage:
                 [--seed N] [--capacity SIZE]
                                     every strategy (or those named) on every graph
                                     (default: ../shared/corpus/graphs and minimalloc)
-
-budgets (best-of, search, reorder): --budget MS of wall time per plan (default
-  1000 for plan, 50 for bench); --capacity stops as soon as a plan fits and says
-  how far the best one is from fitting
   memplan strategies                list the strategies
   memplan npu CASE --problem 1|2|3 [--method baseline|best] [--out DIR]
                   [--json OUT|-] [--svg OUT] [--levels L1=4096,UB=1024,...]
@@ -41,6 +37,10 @@ budgets (best-of, search, reorder): --budget MS of wall time per plan (default
                                     check NPU contest results DIR/<case>_schedule.txt
                                     (+ _memory.txt, _spill.txt); CASE is .json or
                                     _Nodes.csv (beside _Edges.csv)
+
+budgets (best-of, search, reorder): --budget MS of wall time per plan (default
+  1000 for plan, 50 for bench); --capacity stops as soon as a plan fits and says
+  how far the best one is from fitting
 
 formats (detected from the content, or forced with --format):
   native      memplan's JSON graph (see README)
