@@ -590,3 +590,6 @@ fn the_cli_writes_the_same_plan_and_npu_files_twice() {
 }
 
 // ---------------------------------------------------------------- fuzz regressions
+//
+// Inputs the fuzz targets crash on go here, inline as bytes. The runs so far
+// (fuzz/run.sh 60: every target, about 1M executions in all) found none.
