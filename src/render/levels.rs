@@ -2,10 +2,10 @@
 //! buffer, spill edges marked, under the level's capacity and its most live units),
 //! and the whole solution as one SVG document.
 
-use super::raster::on_white;
 use super::{
-    chart_on, frame, gantt, mark_level, mesh_and_boxes, pixel_size, pool_colour, spill_rows,
-    spill_timeline, Bounds, Boxes, Chart, Extent, Frame, Raster, View, YAxis, BOUND, INK, PEAK,
+    chart_on, draw_boxes, frame, gantt, mark_level, mesh_and_boxes, paint_boxes, pixel_size,
+    pool_colour, spill_rows, spill_timeline, Bounds, Boxes, Chart, Extent, Frame, View, YAxis,
+    BOUND, INK, PEAK,
 };
 use crate::npu::export::{LevelView, ResidencyView, View as NpuView};
 use plotters::coord::Shift;
@@ -57,8 +57,8 @@ pub fn level_chart_with<DB: DrawingBackend>(
         (extent, unit),
         view,
         boxes,
-        |chart| draw_residencies(chart, shown(level, bounds), view),
-        |chart, raster| paint_residencies(chart, shown(level, bounds), view, raster),
+        |chart| draw_boxes(chart, stay_boxes(level, bounds, view), ROOMY, view),
+        |chart, raster| paint_boxes(chart, stay_boxes(level, bounds, view), ROOMY, view, raster),
     )?;
     for (r, c) in shown(level, bounds) {
         name_inside(&chart, r, c, view)?;
@@ -115,44 +115,16 @@ fn alpha(r: &ResidencyView, view: &View) -> f64 {
     }
 }
 
-/// The residencies of `shown`, each with a thin white edge when it is large enough.
-fn draw_residencies<'l, DB: DrawingBackend>(
-    chart: &Chart<DB>,
-    shown: impl Iterator<Item = (&'l ResidencyView, [(f64, f64); 2])>,
-    view: &View,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let area = chart.plotting_area();
-    let edge = WHITE.stroke_width(view.px(1.0));
-    let roomy = view.px(5.0) as i32;
-    for (r, c) in shown {
-        let colour = buffer_colour(r.buffer).mix(alpha(r, view));
-        area.draw(&Rectangle::new(c, colour.filled()))?;
-        let (w, h) = pixel_size(chart, c);
-        if w >= roomy && h >= roomy {
-            area.draw(&Rectangle::new(c, edge))?;
-        }
-    }
-    Ok(())
-}
+/// Stays shown get a white edge from this many CSS pixels up.
+const ROOMY: f64 = 5.0;
 
-/// The same boxes as [`draw_residencies`], painted into `raster`.
-fn paint_residencies<'l, DB: DrawingBackend>(
-    chart: &Chart<DB>,
-    shown: impl Iterator<Item = (&'l ResidencyView, [(f64, f64); 2])>,
-    view: &View,
-    raster: &mut Raster,
-) {
-    let edge = view.px(1.0) as i32;
-    let roomy = view.px(5.0) as i32;
-    for (r, c) in shown {
-        let colour = on_white(buffer_colour(r.buffer), alpha(r, view));
-        let (left, bottom) = chart.backend_coord(&c[0]);
-        let (right, top) = chart.backend_coord(&c[1]);
-        raster.fill((left, top), (right, bottom), colour);
-        if right - left >= roomy && bottom - top >= roomy {
-            raster.outline((left, top), (right, bottom), edge, WHITE);
-        }
-    }
+/// The boxes of the stays in `bounds`: buffer colour, faded unless chosen.
+fn stay_boxes<'l>(
+    level: &'l LevelView,
+    bounds: Bounds,
+    view: &'l View,
+) -> impl Iterator<Item = (RGBColor, f64, [(f64, f64); 2])> + 'l {
+    shown(level, bounds).map(move |(r, c)| (buffer_colour(r.buffer), alpha(r, view), c))
 }
 
 /// Writes `b<id>` inside a residency when it fits.

@@ -401,6 +401,54 @@ fn clip<DB: DrawingBackend>(
 }
 
 /// Width and height in backend pixels of the rectangle with data `corners`.
+/// A box of a chart: its colour, its opacity over white, its corners in data units.
+type ChartBox = (RGBColor, f64, [(f64, f64); 2]);
+
+/// Filled boxes, each edged in white when both sides reach `roomy` CSS pixels.
+fn draw_boxes<DB: DrawingBackend>(
+    chart: &Chart<DB>,
+    boxes: impl Iterator<Item = ChartBox>,
+    roomy: f64,
+    view: &View,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let area = chart.plotting_area();
+    let edge = WHITE.stroke_width(view.px(1.0));
+    let roomy = view.px(roomy) as i32;
+    for (colour, alpha, c) in boxes {
+        area.draw(&Rectangle::new(c, colour.mix(alpha).filled()))?;
+        let (w, h) = pixel_size(chart, c);
+        if w >= roomy && h >= roomy {
+            area.draw(&Rectangle::new(c, edge))?;
+        }
+    }
+    Ok(())
+}
+
+/// The same boxes as [`draw_boxes`], painted into `raster` (opacity mixed over white).
+fn paint_boxes<DB: DrawingBackend>(
+    chart: &Chart<DB>,
+    boxes: impl Iterator<Item = ChartBox>,
+    roomy: f64,
+    view: &View,
+    raster: &mut raster::Raster,
+) {
+    let edge = view.px(1.0) as i32;
+    let roomy = view.px(roomy) as i32;
+    for (colour, alpha, c) in boxes {
+        let colour = if alpha >= 1.0 {
+            colour
+        } else {
+            raster::on_white(colour, alpha)
+        };
+        let (left, bottom) = chart.backend_coord(&c[0]);
+        let (right, top) = chart.backend_coord(&c[1]);
+        raster.fill((left, top), (right, bottom), colour);
+        if right - left >= roomy && bottom - top >= roomy {
+            raster.outline((left, top), (right, bottom), edge, WHITE);
+        }
+    }
+}
+
 fn pixel_size<DB: DrawingBackend>(chart: &Chart<DB>, corners: [(f64, f64); 2]) -> (i32, i32) {
     let (x0, y0) = chart.backend_coord(&corners[0]);
     let (x1, y1) = chart.backend_coord(&corners[1]);

@@ -1,10 +1,9 @@
 //! The time-by-address chart: one rectangle per placed tensor, steps across and
 //! bytes up, coloured by pool, under lines at the peak and the lower bound.
 
-use super::raster::on_white;
 use super::{
-    chart_on, frame, level_line, mesh_and_boxes, pixel_size, pool_colour, Bounds, Boxes, Chart,
-    Extent, Frame, Raster, View, YAxis, BOUND, INK, PEAK,
+    chart_on, draw_boxes, frame, level_line, mesh_and_boxes, paint_boxes, pixel_size, pool_colour,
+    Bounds, Boxes, Chart, Extent, Frame, View, YAxis, BOUND, INK, PEAK,
 };
 use crate::plan::{Placement, Plan};
 use plotters::coord::Shift;
@@ -40,8 +39,23 @@ pub fn time_address_with<DB: DrawingBackend>(
         (extent, unit_bytes),
         view,
         boxes,
-        |chart| draw_tensors(chart, shown(plan, bounds, unit_bytes), view),
-        |chart, raster| paint_tensors(chart, shown(plan, bounds, unit_bytes), view, raster),
+        |chart| {
+            draw_boxes(
+                chart,
+                tensor_boxes(plan, bounds, unit_bytes, view),
+                ROOMY,
+                view,
+            )
+        },
+        |chart, raster| {
+            paint_boxes(
+                chart,
+                tensor_boxes(plan, bounds, unit_bytes, view),
+                ROOMY,
+                view,
+                raster,
+            )
+        },
     )?;
     let mut chosen = None;
     for (t, c) in shown(plan, bounds, unit_bytes) {
@@ -106,51 +120,17 @@ fn alpha(t: &Placement, view: &View) -> f64 {
     }
 }
 
-/// One filled rectangle per tensor of `shown`, with a thin white edge when it is
-/// large enough.
-fn draw_tensors<'p, DB: DrawingBackend>(
-    chart: &Chart<DB>,
-    shown: impl Iterator<Item = (&'p Placement, [(f64, f64); 2])>,
-    view: &View,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let area = chart.plotting_area();
-    let edge = WHITE.stroke_width(view.px(1.0));
-    let roomy = view.px(6.0) as i32;
-    for (t, c) in shown {
-        let colour = pool_colour(t.pool).mix(alpha(t, view));
-        area.draw(&Rectangle::new(c, colour.filled()))?;
-        let (w, h) = pixel_size(chart, c);
-        if w >= roomy && h >= roomy {
-            area.draw(&Rectangle::new(c, edge))?;
-        }
-    }
-    Ok(())
-}
+/// Tensors shown get a white edge from this many CSS pixels up.
+const ROOMY: f64 = 6.0;
 
-/// The same boxes as [`draw_tensors`], painted into `raster`.
-fn paint_tensors<'p, DB: DrawingBackend>(
-    chart: &Chart<DB>,
-    shown: impl Iterator<Item = (&'p Placement, [(f64, f64); 2])>,
-    view: &View,
-    raster: &mut Raster,
-) {
-    let edge = view.px(1.0) as i32;
-    let roomy = view.px(6.0) as i32;
-    let mut faded = [None; 10];
-    for (t, c) in shown {
-        let colour = if is_chosen(t, view) {
-            pool_colour(t.pool)
-        } else {
-            *faded[t.pool as usize % faded.len()]
-                .get_or_insert_with(|| on_white(pool_colour(t.pool), alpha(t, view)))
-        };
-        let (left, bottom) = chart.backend_coord(&c[0]);
-        let (right, top) = chart.backend_coord(&c[1]);
-        raster.fill((left, top), (right, bottom), colour);
-        if right - left >= roomy && bottom - top >= roomy {
-            raster.outline((left, top), (right, bottom), edge, WHITE);
-        }
-    }
+/// The boxes of the tensors in `bounds`: pool colour, faded unless chosen.
+fn tensor_boxes<'p>(
+    plan: &'p Plan,
+    bounds: Bounds,
+    unit_bytes: f64,
+    view: &'p View,
+) -> impl Iterator<Item = (RGBColor, f64, [(f64, f64); 2])> + 'p {
+    shown(plan, bounds, unit_bytes).map(move |(t, c)| (pool_colour(t.pool), alpha(t, view), c))
 }
 
 /// Writes the tensor's name inside its rectangle when it fits.

@@ -2,6 +2,7 @@
 // Chromium: node tests/browser/views.test.mjs (after ./build.sh; uses target/release/memplan
 // when built, else cargo run, for the native numbers). Prints every check.
 
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -121,7 +122,12 @@ async function highlight(page) {
   await clickAt(page, 'spills', bar.x, bar.y);
   const buffer = bar.name.match(/buffer (\d+)/)[1];
   const selected = (await visible(page, 'npu-selection')) ? await text(page, 'npu-selection') : '';
-  check('click on a spill selects its buffer', selected.startsWith(`buffer ${buffer}`) && selected.includes('out 7, in 18'), selected);
+  // the spill's steps as the native solver reports them for the same capacities
+  const view = JSON.parse(execFileSync(join(ROOT, 'target/release/memplan'),
+    ['npu', 'examples/npu_tiny_matmul.json', '--problem', '2', '--levels', 'L1=200', '--json', '-'], { cwd: ROOT, encoding: 'utf8' }));
+  const spill = view.levels.flatMap((l) => l.spills).find((sp) => String(sp.buffer) === buffer);
+  const steps = spill ? `out ${spill.out_step}, in ${spill.in_step}` : '(no such spill in the CLI plan)';
+  check('click on a spill selects its buffer', selected.startsWith(`buffer ${buffer}`) && selected.includes(steps), `${selected} / ${steps}`);
   for (const id of ids) {
     check(`the selection is highlighted in ${id}`, (await canvasInk(page, id)).hash !== before[id]);
   }
