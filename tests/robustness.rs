@@ -469,7 +469,7 @@ fn plan_random(k: u64) -> usize {
     let analysis = memplan::analyse(&g, &opts).unwrap_or_else(|e| panic!("graph {k}: {e}"));
     let mut checked = 0;
     for strategy in Strategy::ALL {
-        if strategy.searches() && k % 25 != 0 {
+        if strategy.searches() && !k.is_multiple_of(25) {
             continue;
         }
         let plan = analysis.plan(&g, strategy);

@@ -76,6 +76,10 @@ impl NpuPlan {
     }
 }
 
+/// How a window ranks: the data it moves, then the soonest next use among its
+/// buffers, later first.
+type WindowKey = (u64, std::cmp::Reverse<u32>);
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
     Unallocated,
@@ -252,7 +256,8 @@ impl<'a> Allocator<'a> {
         let capacity = self.case.levels[level].capacity;
         let list = self.resident[level].clone();
         let starts = std::iter::once(0).chain(list.iter().map(|&(o, s, _)| o + s));
-        let mut best: Option<((u64, std::cmp::Reverse<u32>), Vec<u32>)> = None;
+        // (moved units, latest soonest next use first) and the buffers to evict
+        let mut best: Option<(WindowKey, Vec<u32>)> = None;
         for lo in starts {
             let hi = lo + size;
             if hi > capacity {
