@@ -4,6 +4,7 @@
 //! - `greedy-size`: largest first (ties: earlier birth), each in the smallest gap
 //!   that fits between the buffers it overlaps in time, else on top of them.
 
+use super::overlap::Overlaps;
 use super::{align_up, PackOptions};
 use crate::interference::birth_order;
 use crate::liveness::Buffer;
@@ -24,20 +25,20 @@ pub(super) fn place_in_order(
     opts: PackOptions,
 ) -> Vec<u64> {
     let mut offsets = vec![0u64; buffers.len()];
-    let mut placed: Vec<u32> = Vec::with_capacity(buffers.len());
+    let mut placed = Overlaps::new(buffers);
     let mut busy: Vec<(u64, u64)> = Vec::new();
     for &i in visit {
         let b = &buffers[i as usize];
         busy.clear();
-        busy.extend(
-            placed
-                .iter()
-                .map(|&j| (&buffers[j as usize], offsets[j as usize]))
-                .filter(|(other, _)| !other.life.is_disjoint(&b.life) && other.size > 0)
-                .map(|(other, at)| (at, at + other.size)),
-        );
+        placed.each(i, |j| {
+            let at = offsets[j as usize];
+            busy.push((at, at + buffers[j as usize].size));
+        });
         offsets[i as usize] = choose(&mut busy, b.size, fit, opts.align);
-        placed.push(i);
+        // empty buffers never stand in anyone's way
+        if b.size > 0 {
+            placed.insert(i);
+        }
     }
     offsets
 }

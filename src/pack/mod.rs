@@ -15,6 +15,7 @@ pub mod budget;
 mod canon;
 mod fit;
 mod naive;
+mod overlap;
 mod pools;
 mod search;
 mod sections;
