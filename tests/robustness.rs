@@ -136,71 +136,38 @@ fn arena_sums_at_the_limit_plan_without_overflow() {
     }
 }
 
-/// A minimal protobuf writer for hand-made ONNX models.
-mod pb {
-    fn varint(mut v: u64, out: &mut Vec<u8>) {
-        while v >= 0x80 {
-            out.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
-    }
+use common::pb;
 
-    pub fn int(field: u32, v: u64) -> Vec<u8> {
-        let mut out = Vec::new();
-        varint(u64::from(field) << 3, &mut out);
-        varint(v, &mut out);
-        out
-    }
-
-    pub fn bytes(field: u32, payload: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        varint((u64::from(field) << 3) | 2, &mut out);
-        varint(payload.len() as u64, &mut out);
-        out.extend_from_slice(payload);
-        out
-    }
-
-    /// A ValueInfoProto of floats.
-    pub fn value(name: &str, dims: &[u64]) -> Vec<u8> {
-        let shape: Vec<u8> = dims.iter().flat_map(|&d| bytes(1, &int(1, d))).collect();
-        let tensor = [int(1, 1), bytes(2, &shape)].concat();
-        [bytes(1, name.as_bytes()), bytes(2, &bytes(1, &tensor))].concat()
-    }
-
-    /// A model `x -> Relu -> z`, with `extra` appended to the graph.
-    pub fn relu(x_dims: &[u64], extra: &[u8]) -> Vec<u8> {
-        let node = [
-            bytes(1, b"x"),
-            bytes(2, b"y"),
-            bytes(3, b"act"),
-            bytes(4, b"Relu"),
-        ]
-        .concat();
-        let node2 = [bytes(1, b"y"), bytes(2, b"z"), bytes(4, b"Relu")].concat();
-        let mut g = [bytes(1, &node), bytes(1, &node2)].concat();
-        g.extend(bytes(11, &value("x", x_dims)));
-        g.extend(bytes(12, &value("z", &[])));
-        g.extend_from_slice(extra);
-        let opset = [bytes(1, b""), int(2, 13)].concat();
-        [int(1, 8), bytes(7, &g), bytes(8, &opset)].concat()
-    }
+/// A model `x -> Relu -> z` (the second op unnamed), with `extra` appended to the graph.
+fn relu(x_dims: &[i64], extra: &[u8]) -> Vec<u8> {
+    let unnamed = [
+        pb::bytes(1, b"y"),
+        pb::bytes(2, b"z"),
+        pb::bytes(4, b"Relu"),
+    ]
+    .concat();
+    pb::model_graph(
+        x_dims,
+        &[],
+        &[pb::node("act", "Relu", &["x"], &["y"]), unnamed],
+        extra,
+    )
 }
 
 #[test]
 fn a_shape_of_2_to_the_40_by_2_to_the_40_names_the_tensor() {
-    let data = pb::relu(&[1 << 40, 1 << 40], &[]);
+    let data = relu(&[1 << 40, 1 << 40], &[]);
     assert_eq!(Format::detect(&data).unwrap(), Format::Onnx);
     let e = read_error(&data, None);
     assert_names(&e, &["`x`", "limit", &MAX_TENSOR_BYTES.to_string()]);
     // dimensions whose product overflows even 128 bits
-    let e = read_error(&pb::relu(&[u64::MAX >> 1; 4], &[]), None);
+    let e = read_error(&relu(&[i64::MAX; 4], &[]), None);
     assert_names(&e, &["`x`", "limit"]);
     // the same through the command line shape override
     let mut args = formats::ReadOptions::default();
     args.input_shapes
         .push(formats::parse_input_shape("x=1099511627776x1099511627776").unwrap());
-    let e = formats::read_with(&pb::relu(&[1, 1], &[]), None, "m", &args)
+    let e = formats::read_with(&relu(&[1, 1], &[]), None, "m", &args)
         .unwrap_err()
         .to_string();
     assert_names(&e, &["`x`", "limit"]);
@@ -222,7 +189,7 @@ fn deeply_nested_input_is_an_error_not_a_stack_overflow() {
     for _ in 0..100_000 {
         nested = pb::bytes(6, &nested);
     }
-    let g = formats::read(&pb::relu(&[2, 3], &pb::bytes(99, &nested)), None, "m").unwrap();
+    let g = formats::read(&relu(&[2, 3], &pb::bytes(99, &nested)), None, "m").unwrap();
     assert_eq!(g.ops.len(), 2);
 }
 

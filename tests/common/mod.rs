@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod pb;
+
 use memplan::graph::{Graph, Op, Role, Tensor, TensorId};
 use std::path::PathBuf;
 

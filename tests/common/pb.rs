@@ -1,0 +1,95 @@
+//! A minimal protobuf writer for hand-made ONNX models.
+
+pub fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+pub fn int(field: u32, v: i64) -> Vec<u8> {
+    let mut out = Vec::new();
+    varint(u64::from(field) << 3, &mut out);
+    varint(v as u64, &mut out);
+    out
+}
+
+pub fn bytes(field: u32, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    varint((u64::from(field) << 3) | 2, &mut out);
+    varint(payload.len() as u64, &mut out);
+    out.extend_from_slice(payload);
+    out
+}
+
+/// A ValueInfoProto of floats; a negative dimension is symbolic (`N`).
+pub fn value(name: &str, dims: &[i64]) -> Vec<u8> {
+    let shape: Vec<u8> = dims
+        .iter()
+        .flat_map(|&d| {
+            let dim = if d < 0 { bytes(2, b"N") } else { int(1, d) };
+            bytes(1, &dim)
+        })
+        .collect();
+    let tensor = [int(1, 1), bytes(2, &shape)].concat();
+    [bytes(1, name.as_bytes()), bytes(2, &bytes(1, &tensor))].concat()
+}
+
+pub fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str]) -> Vec<u8> {
+    let mut n = Vec::new();
+    for i in inputs {
+        n.extend(bytes(1, i.as_bytes()));
+    }
+    for o in outputs {
+        n.extend(bytes(2, o.as_bytes()));
+    }
+    n.extend(bytes(3, name.as_bytes()));
+    n.extend(bytes(4, op.as_bytes()));
+    n
+}
+
+/// A model with one graph input `x` and one output `z`.
+pub fn model(x_dims: &[i64], nodes: &[Vec<u8>]) -> Vec<u8> {
+    model_with(x_dims, &[], nodes)
+}
+
+/// A model with initializers too.
+pub fn model_with(x_dims: &[i64], initializers: &[Vec<u8>], nodes: &[Vec<u8>]) -> Vec<u8> {
+    model_graph(x_dims, initializers, nodes, &[])
+}
+
+/// A model whose graph also carries the raw fields `extra`.
+pub fn model_graph(
+    x_dims: &[i64],
+    initializers: &[Vec<u8>],
+    nodes: &[Vec<u8>],
+    extra: &[u8],
+) -> Vec<u8> {
+    let mut g = Vec::new();
+    for n in nodes {
+        g.extend(bytes(1, n));
+    }
+    for t in initializers {
+        g.extend(bytes(5, t));
+    }
+    g.extend(bytes(11, &value("x", x_dims)));
+    g.extend(bytes(12, &value("z", &[])));
+    g.extend_from_slice(extra);
+    let opset = [bytes(1, b""), int(2, 13)].concat();
+    [int(1, 8), bytes(7, &g), bytes(8, &opset)].concat()
+}
+
+/// An int64 initializer `name` holding `0..n`.
+pub fn int64s(name: &str, n: i64) -> Vec<u8> {
+    let mut dims = Vec::new();
+    varint(n as u64, &mut dims);
+    let raw: Vec<u8> = (0..n).flat_map(|v| v.to_le_bytes()).collect();
+    [
+        bytes(1, &dims),
+        int(2, 7),
+        bytes(8, name.as_bytes()),
+        bytes(9, &raw),
+    ]
+    .concat()
+}
