@@ -1,32 +1,9 @@
 // The visualizer in a real Chromium: node tests/browser/page.test.mjs
 // Needs ./build.sh first (www/pkg). Prints every check; exits non-zero on a failure.
 
-import { chromium } from 'playwright-core';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { serve } from '../../www/serve.mjs';
-
-const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-
-const results = { passed: 0, failed: 0 };
-
-/** Records one check: prints it and counts it. */
-function check(what, ok, detail = '') {
-  if (ok) results.passed += 1;
-  else results.failed += 1;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${!ok && detail ? ` (${detail})` : ''}`);
-  return ok;
-}
-
-const text = (page, id) => page.locator(`#${id}`).textContent();
-const visible = (page, id) => page.locator(`#${id}`).isVisible();
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, canvasInk, check, text, visible, watch, withBrowser } from './harness.mjs';
 
 const LOOP = JSON.stringify({
   name: 'loop',
@@ -68,20 +45,6 @@ async function pick(page, name, content, mimeType = 'application/json') {
 }
 
 /** Share of canvas pixels that are not near-white, and how many colours appear. */
-function canvasInk(page, id) {
-  return page.evaluate((id) => {
-    const c = document.getElementById(id);
-    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let ink = 0;
-    const colours = new Set();
-    for (let i = 0; i < data.length; i += 4) {
-      if (data[i] < 235 || data[i + 1] < 235 || data[i + 2] < 235) ink += 1;
-      colours.add((data[i] >> 4) * 256 + (data[i + 1] >> 4) * 16 + (data[i + 2] >> 4));
-    }
-    return { share: ink / (data.length / 4), colours: colours.size, width: c.width, css: c.clientWidth };
-  }, id);
-}
-
 /**
  * Moves a synthetic pointer over a grid of the chart and records what the tooltip names
  * at each point, with whether a box is painted under it.
@@ -228,44 +191,20 @@ async function showcase(page) {
   await page.waitForSelector('#tooltip:not([hidden])');
 }
 
-async function main() {
-  if (!existsSync(join(ROOT, 'www/pkg/memplan_bg.wasm'))) {
-    console.error('www/pkg is missing: run ./build.sh first');
-    process.exit(2);
-  }
-  const { server, url } = await serve(ROOT, 0);
-  const profile = mkdtempSync(join(tmpdir(), 'memplan-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, args: ARGS, headless: true,
-    viewport: { width: 1280, height: 1000 }, deviceScaleFactor: 2,
-  });
+withBrowser(async (context, url) => {
   const problems = [];
-  try {
-    const page = context.pages()[0] ?? await context.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    await firstLoad(page, url);
-    await charts(page);
-    await hover(page);
-    await strategies(page);
-    await badFiles(page);
-    await otherFiles(page);
-    await hosted(page, url);
-    await showcase(page);
-    mkdirSync(join(ROOT, 'out'), { recursive: true });
-    await page.screenshot({ path: join(ROOT, 'out/page.png'), fullPage: true });
-    console.log('screenshot: out/page.png');
-    check('no console errors or page errors', problems.length === 0, problems.join('; '));
-  } finally {
-    await context.close();
-    server.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
-  console.log(`${results.passed} passed, ${results.failed} failed`);
-  process.exit(results.failed === 0 ? 0 : 1);
-}
-
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
+  const page = context.pages()[0] ?? await context.newPage();
+  watch(page, problems);
+  await firstLoad(page, url);
+  await charts(page);
+  await hover(page);
+  await strategies(page);
+  await badFiles(page);
+  await otherFiles(page);
+  await hosted(page, url);
+  await showcase(page);
+  mkdirSync(join(ROOT, 'out'), { recursive: true });
+  await page.screenshot({ path: join(ROOT, 'out/page.png'), fullPage: true });
+  console.log('screenshot: out/page.png');
+  check('no console errors or page errors', problems.length === 0, problems.join('; '));
 });
