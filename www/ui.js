@@ -67,16 +67,7 @@ export function tensorDetails(t, info, formatSize) {
     ['producer', opLabel(info, info.producer[t.id]) ?? 'none (graph input)'],
     ['consumers', listOps(info, info.consumers[t.id] ?? [])],
   ];
-  const list = document.createElement('dl');
-  list.className = 'details';
-  for (const [key, value] of rows) {
-    const dt = document.createElement('dt');
-    dt.textContent = key;
-    const dd = document.createElement('dd');
-    dd.textContent = value;
-    list.append(dt, dd);
-  }
-  return [name, list];
+  return [name, detailList(rows)];
 }
 
 /** Describes step `step` of the live-bytes curve: bytes alive and the share of the bound. */
