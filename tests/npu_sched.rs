@@ -242,3 +242,21 @@ fn fragmentation_alone_can_force_a_spill() {
     );
     assert!(solved(&c, Method::Best).extra_movement() <= 80);
 }
+
+#[test]
+fn bench_npu_prints_a_checked_row_beside_the_published_numbers() {
+    let Some(dir) = common::corpus_dir("npu") else {
+        return;
+    };
+    let file = dir.join("FlashAttention_Case0.json");
+    let (code, out, err) = common::memplan(&["bench-npu", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("FlashAttention_Case0 "))
+        .unwrap_or_else(|| panic!("no row for the case in:\n{out}"));
+    assert!(row.ends_with("  valid"), "{row}");
+    // the published README gives 4,498 for Problem 1 and 3,584 for Problem 2
+    assert!(row.contains("(4,498)") && row.contains("(3,584)"), "{row}");
+    assert!(!out.contains("INVALID"), "{out}");
+}

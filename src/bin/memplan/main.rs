@@ -1,6 +1,7 @@
 //! The `memplan` command line: plan, check and bench over the core.
 
 mod bench;
+mod bench_npu;
 mod npu;
 mod npu_check;
 mod report;
@@ -37,6 +38,10 @@ usage:
                                     check NPU contest results DIR/<case>_schedule.txt
                                     (+ _memory.txt, _spill.txt); CASE is .json or
                                     _Nodes.csv (beside _Edges.csv)
+  memplan bench-npu [DIR|CASE...] [--levels L1=4096,...]
+                                    every NPU method on every case, checked, beside
+                                    the best published numbers (default
+                                    ../shared/corpus/npu)
 
 budgets (best-of, search, reorder): --budget MS of wall time per plan (default
   1000 for plan, 50 for bench); --capacity stops as soon as a plan fits and says
@@ -71,6 +76,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             "plan" => plan(&mut args),
             "check" => check(&mut args),
             "bench" => bench::run(&mut args),
+            "bench-npu" => bench_npu::run(&mut args),
             "npu" => npu::run(&mut args),
             "npu-check" => npu_check::run(&mut args),
             "strategies" => {
