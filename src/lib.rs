@@ -17,6 +17,7 @@ pub mod order;
 pub mod pack;
 pub mod plan;
 pub mod render;
+pub mod teach;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
