@@ -33,12 +33,34 @@ export function plotFraction(frame, x, y) {
 export function tensorAt(frame, tensors, x, y) {
   const at = dataAt(frame, x, y);
   if (at === null) return null;
-  for (const t of tensors) {
+  const index = stepIndex(tensors);
+  const bucket = index.buckets[Math.floor(at.step / index.width)] ?? [];
+  for (const t of bucket) {
     if (at.step >= t.start && at.step < t.end + 1 && at.bytes >= t.offset && at.bytes < t.offset + t.size) {
       return t;
     }
   }
   return null;
+}
+
+const STEP_BUCKETS = 4096;
+const stepIndexes = new WeakMap();
+
+/** `tensors` (boxes with start, end) bucketed by the steps they live through, made once per array: a hover looks at one bucket, not at every tensor. */
+function stepIndex(tensors) {
+  let index = stepIndexes.get(tensors);
+  if (index) return index;
+  let steps = 1;
+  for (const t of tensors) steps = Math.max(steps, t.end + 1);
+  const width = Math.ceil(steps / STEP_BUCKETS);
+  const buckets = Array.from({ length: Math.ceil(steps / width) }, () => []);
+  for (const t of tensors) {
+    const last = Math.floor(t.end / width);
+    for (let b = Math.floor(t.start / width); b <= last; b += 1) buckets[b].push(t);
+  }
+  index = { width, buckets };
+  stepIndexes.set(tensors, index);
+  return index;
 }
 
 /** Bytes alive at `step` in a profile of [step, bytes] changes. */

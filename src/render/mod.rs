@@ -370,6 +370,48 @@ impl Bounds {
     }
 }
 
+/// A chart's data-to-pixel mapping as one scale and shift per axis, read once for
+/// a loop over many boxes (plotters' own mapping, up to rounding).
+#[derive(Clone, Copy)]
+struct Affine {
+    x: (f64, f64),
+    y: (f64, f64),
+}
+
+impl Affine {
+    fn of<DB: DrawingBackend>(chart: &Chart<DB>) -> Affine {
+        let (x, y) = (chart.x_range(), chart.y_range());
+        let (left, bottom) = chart.backend_coord(&(x.start, y.start));
+        let (right, top) = chart.backend_coord(&(x.end, y.end));
+        let axis = |from: f64, to: f64, p0: i32, p1: i32| {
+            let span = to - from;
+            let scale = if span > 0.0 {
+                f64::from(p1 - p0) / span
+            } else {
+                0.0
+            };
+            (scale, f64::from(p0) - scale * from)
+        };
+        Affine {
+            x: axis(x.start, x.end, left, right),
+            y: axis(y.start, y.end, bottom, top),
+        }
+    }
+
+    /// The backend pixel of data point `(x, y)`.
+    fn at(&self, (x, y): (f64, f64)) -> (i32, i32) {
+        (
+            (self.x.0 * x + self.x.1).round_ties_even() as i32,
+            (self.y.0 * y + self.y.1).round_ties_even() as i32,
+        )
+    }
+
+    /// How many pixels tall `height` data units are.
+    fn height(&self, height: f64) -> f64 {
+        (self.y.0 * height).abs()
+    }
+}
+
 /// `v` as a whole number when it is one, else with one decimal.
 fn whole(v: f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
@@ -434,14 +476,15 @@ fn paint_boxes<DB: DrawingBackend>(
 ) {
     let edge = view.px(1.0) as i32;
     let roomy = view.px(roomy) as i32;
+    let pixels = Affine::of(chart);
     for (colour, alpha, c) in boxes {
         let colour = if alpha >= 1.0 {
             colour
         } else {
             raster::on_white(colour, alpha)
         };
-        let (left, bottom) = chart.backend_coord(&c[0]);
-        let (right, top) = chart.backend_coord(&c[1]);
+        let (left, bottom) = pixels.at(c[0]);
+        let (right, top) = pixels.at(c[1]);
         raster.fill((left, top), (right, bottom), colour);
         if right - left >= roomy && bottom - top >= roomy {
             raster.outline((left, top), (right, bottom), edge, WHITE);

@@ -3,7 +3,7 @@
 
 use super::{
     chart_on, draw_boxes, frame, level_line, mesh_and_boxes, paint_boxes, pixel_size, pool_colour,
-    Bounds, Boxes, Chart, Extent, Frame, View, YAxis, BOUND, INK, PEAK,
+    Affine, Bounds, Boxes, Chart, Extent, Frame, View, YAxis, BOUND, INK, PEAK,
 };
 use crate::plan::{Placement, Plan};
 use plotters::coord::Shift;
@@ -58,9 +58,18 @@ pub fn time_address_with<DB: DrawingBackend>(
         },
     )?;
     let mut chosen = None;
-    for (t, c) in shown(plan, bounds, unit_bytes) {
+    let pixels = Affine::of(&chart);
+    let tall = f64::from(view.px(NAME_HEIGHT)) - 1.0;
+    for t in &plan.tensors {
+        let chosen_here = is_chosen(t, view);
+        if !chosen_here && pixels.height(t.size as f64 / unit_bytes) < tall {
+            continue;
+        }
+        let Some(c) = bounds.clip(corners(t, unit_bytes)) else {
+            continue;
+        };
         name_inside(&chart, t, c, view)?;
-        if is_chosen(t, view) {
+        if chosen_here {
             chosen = Some(c);
         }
     }
@@ -120,6 +129,9 @@ fn alpha(t: &Placement, view: &View) -> f64 {
     }
 }
 
+/// A tensor's name is written inside its box from this many CSS pixels high.
+const NAME_HEIGHT: f64 = 16.0;
+
 /// Tensors shown get a white edge from this many CSS pixels up.
 const ROOMY: f64 = 6.0;
 
@@ -142,7 +154,7 @@ fn name_inside<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (w, h) = pixel_size(chart, corners);
     let pad = view.px(4.0) as i32;
-    if h < view.px(16.0) as i32 || w < 4 * pad {
+    if h < view.px(NAME_HEIGHT) as i32 || w < 4 * pad {
         return Ok(());
     }
     let (x0, _) = chart.backend_coord(&corners[0]);
