@@ -11,6 +11,7 @@ mod canvas;
 mod draw;
 mod npu;
 mod npu_draw;
+mod teach;
 
 use crate::formats::{self, format_size};
 use crate::render::{Raster, View, Window};

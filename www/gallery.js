@@ -1,5 +1,8 @@
 // The examples the page offers. The committed ones are always there; the corpus
-// copies under www/gallery/ exist when ./build.sh found ../shared/corpus.
+// copies under www/gallery/ exist when ./build.sh found ../shared/corpus. The Learn
+// view's exercises open by id like them.
+
+import { EXERCISES } from './teach-exercises.js';
 
 export const GALLERY = [
   { id: 'transformer', title: 'Transformer layer', about: 'graph · 8 tensors', url: 'examples/transformer_layer.json' },
@@ -12,7 +15,7 @@ export const GALLERY = [
 /** The first entry, loaded when the page opens without a source. */
 export const FIRST = GALLERY[0].id;
 
-/** The gallery entry with id `id`, or null. */
+/** The gallery entry or exercise with id `id`, or null. */
 export function example(id) {
-  return GALLERY.find((e) => e.id === id) ?? null;
+  return GALLERY.find((e) => e.id === id) ?? EXERCISES.find((e) => e.id === id) ?? null;
 }

@@ -6,6 +6,7 @@ import * as planner from './planner.js';
 import * as graph from './graph.js';
 import * as npu from './npu.js';
 import * as charts from './charts.js';
+import * as teach from './teach.js';
 import { FIRST, GALLERY, example } from './gallery.js';
 import { readView, viewUrl } from './share.js';
 
@@ -79,6 +80,7 @@ async function load(bytes, name, origin, options = {}) {
   graphName.textContent = state.info.name;
   graphSource.textContent = origin.label;
   markExample(origin.example ?? null);
+  teach.loaded(state.mode, state.info, options, origin.example ?? null);
   ui.clearError(errorBox);
   const selected = options.select === undefined ? null : Number(options.select);
   await replan(selected);
@@ -140,6 +142,7 @@ function showPlan({ report, compare }) {
   if (compare) state.drawing.setReport(1, compare);
   else state.drawing.clear(1);
   graph.show(state, JSON.parse(report), compare ? JSON.parse(compare) : null, wasm.formatSize);
+  teach.planned(report);
 }
 
 /** Shows the worker's NPU solution (JSON text) and the comparison's summary. */
@@ -198,6 +201,7 @@ function currentView() {
     Object.assign(view, { strategy: strategySelect.value, compare: compareSelect.value });
     if (alignInput.value.trim() !== '1') view.align = alignInput.value.trim();
   }
+  Object.assign(view, teach.viewParams());
   if (state.selected !== null) view.select = state.selected;
   return view;
 }
@@ -360,6 +364,10 @@ async function setup() {
   showStrategyAbout();
   charts.configure({ select, highlight: () => state.selected, changed: () => {}, draw });
   charts.wireDragging();
+  teach.setup({
+    request: planner.request, LessonDrawing: wasm.LessonDrawing, size: wasm.formatSize, openExample, remember,
+    showError: (title, detail) => ui.showError(errorBox, title, detail),
+  });
 
   strategySelect.addEventListener('change', () => { showStrategyAbout(); replan(); });
   compareSelect.addEventListener('change', () => replan());

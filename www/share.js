@@ -1,6 +1,6 @@
 // The view in the URL: which example or file, which options, what is selected.
 
-const KEYS = ['example', 'src', 'strategy', 'compare', 'align', 'problem', 'method', 'caps', 'select'];
+const KEYS = ['example', 'src', 'strategy', 'compare', 'align', 'problem', 'method', 'caps', 'select', 'view', 'stage', 'step'];
 
 /** The view a query string asks for; absent keys are left out. */
 export function readView(search) {
@@ -12,6 +12,9 @@ export function readView(search) {
   }
   if (view.select !== undefined && !/^\d+$/.test(view.select)) delete view.select;
   if (view.caps !== undefined) view.caps = readCaps(view.caps);
+  if (view.step !== undefined && !/^\d+$/.test(view.step)) delete view.step;
+  if (view.view !== undefined && !['plan', 'learn'].includes(view.view)) delete view.view;
+  if (view.stage !== undefined && !['live', 'colour', 'pack'].includes(view.stage)) delete view.stage;
   return view;
 }
 

@@ -27,6 +27,10 @@ const handlers = {
     const report = session.plan(strategy, align);
     return { report, compare: compare ? session.plan(compare, align) : null };
   },
+  /** Walks plan `report` (JSON text this session made) for the Learn view. */
+  lesson({ report }) {
+    return current('graph').lesson(report);
+  },
   /** Solves the NPU case, timing the solve, and summarises the `compare` method when given. */
   solve({ problem, method, capacities, compare }) {
     const session = current('npu');

@@ -7,6 +7,8 @@
 //! clipped before drawing.
 
 mod gantt;
+mod interference;
+mod lesson;
 mod levels;
 mod live_bytes;
 mod raster;
@@ -14,6 +16,8 @@ mod spills;
 mod time_address;
 
 pub use gantt::gantt;
+pub use interference::interference_graph;
+pub use lesson::{lesson_live_bytes, lesson_time_address};
 pub use levels::{level_chart, level_chart_with, npu_svg};
 pub use live_bytes::live_bytes;
 pub use raster::Raster;

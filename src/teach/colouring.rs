@@ -8,10 +8,10 @@
 
 use crate::interference::Colouring;
 use crate::liveness::Buffer;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Why a buffer went where it went.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PoolRule {
     /// The smallest free pool at least as large as the buffer.
@@ -23,7 +23,7 @@ pub enum PoolRule {
 }
 
 /// A pool as the buffer being coloured finds it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolLook {
     pub pool: u32,
     /// The pool's size so far: its largest member.
@@ -35,7 +35,7 @@ pub struct PoolLook {
 }
 
 /// One buffer coloured.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ColourMove {
     /// Tensor id of the buffer.
     pub tensor: u32,

@@ -5,7 +5,7 @@
 
 use crate::interference::{birth_order, edges, max_clique};
 use crate::liveness::Buffer;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The most buffers drawn as a graph; beyond it the picture is a summary.
 pub const DRAW_LIMIT: usize = 60;
@@ -14,7 +14,7 @@ pub const DRAW_LIMIT: usize = 60;
 const EDGE_LIMIT: usize = 1_000_000;
 
 /// A node of the picture: a tensor id at `x`, `y` (both within `-1..=1`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     pub tensor: u32,
     pub x: f64,
@@ -22,7 +22,7 @@ pub struct Node {
 }
 
 /// The interference graph laid out, or summarised when too large to draw.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Diagram {
     /// Nodes in buffer order; empty when summarised.
     pub nodes: Vec<Node>,

@@ -30,7 +30,7 @@ pub const MAX_STEPS: u32 = 5000;
 
 /// One execution step: the op it runs, the tensors it makes and the ones it uses
 /// for the last time (tensor ids), and the bytes live during it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepFacts {
     pub step: u32,
     /// Index of the op run at this step (none for instances without ops).
@@ -42,7 +42,7 @@ pub struct StepFacts {
 }
 
 /// Everything the teaching view steps through, for one graph and one plan.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Lesson {
     pub graph: String,
     /// The plan's strategy.
@@ -160,7 +160,7 @@ pub struct Moment {
 }
 
 /// What the charts emphasise at a moment (tensor ids throughout).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Marks {
     /// The execution step shown as a column, if any.
     pub step: Option<u32>,
@@ -176,6 +176,8 @@ pub struct Marks {
     pub placed: Option<Vec<u32>>,
     /// When set, only these tensors have their pool colour (those coloured so far).
     pub coloured: Option<Vec<u32>>,
+    /// When set, the pools opened so far and their sizes (while colouring).
+    pub pool_sizes: Option<Vec<u64>>,
 }
 
 impl Lesson {
@@ -234,8 +236,14 @@ fn colour_marks(lesson: &Lesson, k: usize) -> Marks {
     let conflicts: Vec<u32> = m.pools.iter().filter_map(|p| p.busy_with).collect();
     let mut emphasised = conflicts.clone();
     emphasised.push(m.tensor);
+    let mut sizes: Vec<u64> = m.pools.iter().map(|p| p.size).collect();
+    match sizes.get_mut(m.pool as usize) {
+        Some(s) => *s = (*s).max(m.size),
+        None => sizes.push(m.size),
+    }
     Marks {
         step: Some(m.start),
+        pool_sizes: Some(sizes),
         emphasised,
         current: Some(m.tensor),
         conflicts,

@@ -10,10 +10,10 @@
 use crate::interference::birth_order;
 use crate::liveness::Buffer;
 use crate::pack::Strategy;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How a buffer's offset was chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GapRule {
     /// The lowest gap that fits (first-fit).
@@ -25,7 +25,7 @@ pub enum GapRule {
 }
 
 /// A placed buffer that shares a step with the one being placed (tensor id, bytes).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Neighbour {
     pub tensor: u32,
     pub from: u64,
@@ -34,7 +34,7 @@ pub struct Neighbour {
 
 /// Free bytes between neighbours: `from..to` (`to` absent for the space on top),
 /// between `below` and `above` (tensor ids; none below is the arena's floor).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Gap {
     pub from: u64,
     pub to: Option<u64>,
@@ -46,7 +46,7 @@ pub struct Gap {
 }
 
 /// One buffer placed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PackMove {
     pub tensor: u32,
     pub size: u64,
@@ -68,11 +68,11 @@ pub struct PackMove {
 }
 
 /// A strategy's packing as a walk: its visit order in words, and one move per buffer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PackTrace {
-    pub strategy: &'static str,
+    pub strategy: String,
     /// How the strategy orders the buffers, in words.
-    pub order: &'static str,
+    pub order: String,
     pub moves: Vec<PackMove>,
 }
 
@@ -125,8 +125,8 @@ pub fn trace(
         _ => return None,
     };
     Some(PackTrace {
-        strategy: strategy.name(),
-        order,
+        strategy: strategy.name().to_string(),
+        order: order.to_string(),
         moves,
     })
 }
