@@ -15,6 +15,7 @@ mod teach;
 
 use crate::formats::{self, format_size};
 use crate::render::{Raster, View, Window};
+use crate::pack::{Budget, Progress};
 use crate::{analyse, check, liveness, Analysis, Graph, Options, PackOptions, Plan, Strategy};
 use canvas::Canvas;
 use plotters::prelude::*;
@@ -160,7 +161,20 @@ impl Session {
     /// Plans with the strategy named `strategy` and offsets aligned to `align`
     /// (a size such as `64` or `4KiB`; empty for none), checks the plan and returns
     /// the report (plan, check, live-bytes profile, ratio) as JSON.
-    pub fn plan(&mut self, strategy: &str, align: &str) -> Result<String, JsError> {
+    ///
+    /// The searching strategies get `budget_ms` (default 50): work units standing
+    /// for that many milliseconds, as the CLI's `--deterministic` counts them, or
+    /// with `wall_clock` that much time on the page's clock. `progress`, when
+    /// given, is called with each better plan's `{phase, best_peak, lower_bound,
+    /// work, elapsed_ms}`, at most every [`PROGRESS_EVERY_MS`].
+    pub fn plan(
+        &mut self,
+        strategy: &str,
+        align: &str,
+        budget_ms: Option<f64>,
+        wall_clock: Option<bool>,
+        progress: Option<js_sys::Function>,
+    ) -> Result<String, JsError> {
         let strategy = Strategy::from_name(strategy).map_err(js_error)?;
         let align = match align.trim() {
             "" => 1,
@@ -175,7 +189,7 @@ impl Session {
             self.analysis = analyse(&self.graph, &options).map_err(js_error)?;
             self.options = options;
         }
-        let plan = self.analysis.plan(&self.graph, strategy);
+        let plan = self.plan_within(strategy, budget_ms, wall_clock, progress)?;
         let violations = check::check(&self.graph, &plan);
         to_json(&PlanReport {
             plan: &plan,
@@ -185,6 +199,56 @@ impl Session {
             ratio: plan.ratio(),
         })
     }
+}
+
+impl Session {
+    fn plan_within(
+        &self,
+        strategy: Strategy,
+        budget_ms: Option<f64>,
+        wall_clock: Option<bool>,
+        progress: Option<js_sys::Function>,
+    ) -> Result<Plan, JsError> {
+        let ms = budget_ms.unwrap_or(crate::pack::DEFAULT_BUDGET_MS as f64);
+        if !(0.0..=MAX_BUDGET_MS).contains(&ms) {
+            return Err(JsError::new(&format!(
+                "a search budget of {ms} ms is out of range (0 to {MAX_BUDGET_MS} ms)"
+            )));
+        }
+        let mut budget = if wall_clock.unwrap_or(false) {
+            Budget::timed(&now_ms, ms)
+        } else {
+            Budget::work((ms as u64).saturating_mul(crate::pack::budget::WORK_PER_MS))
+        };
+        let mut last = f64::NEG_INFINITY;
+        let mut tell = |p: &Progress| {
+            let now = now_ms();
+            if now - last < PROGRESS_EVERY_MS {
+                return;
+            }
+            last = now;
+            if let (Some(f), Ok(value)) = (&progress, to_js(p)) {
+                let _ = f.call1(&JsValue::NULL, &value);
+            }
+        };
+        if progress.is_some() {
+            budget = budget.with_progress(&mut tell);
+        }
+        Ok(self.analysis.plan_within(&self.graph, strategy, &mut budget))
+    }
+}
+
+/// Longest search budget a page may ask for: ten minutes.
+const MAX_BUDGET_MS: f64 = 600_000.0;
+
+/// Least time between two progress calls of a search.
+pub const PROGRESS_EVERY_MS: f64 = 100.0;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()`: milliseconds on the page's (or worker's) clock.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn now_ms() -> f64;
 }
 
 /// The plan slot JS names: 0 (the default) or 1.

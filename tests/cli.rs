@@ -220,3 +220,37 @@ fn npu_writes_contest_files_that_npu_check_accepts() {
         "{err}"
     );
 }
+
+#[test]
+fn deterministic_budget_is_the_library_work_budget() {
+    let file = "../shared/corpus/minimalloc/A.1048576.csv";
+    let (code, out, err) = memplan(&[
+        "plan",
+        file,
+        "--strategy",
+        "search",
+        "--deterministic",
+        "--budget",
+        "30",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let graph = memplan::formats::read(&std::fs::read(file).unwrap(), None, "A").unwrap();
+    let analysis = memplan::analyse(&graph, &memplan::Options::default()).unwrap();
+    let units = 30 * memplan::pack::budget::WORK_PER_MS;
+    let mut budget = memplan::Budget::work(units);
+    let plan = analysis.plan_within(&graph, memplan::Strategy::Search, &mut budget);
+    assert!(plan.peak_bytes > plan.lower_bound, "the budget should stop the search");
+    assert_eq!(doc["peak_bytes"], plan.peak_bytes);
+    let offsets: Vec<u64> = doc["tensors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["offset"].as_u64().unwrap())
+        .collect();
+    let expected: Vec<u64> = plan.tensors.iter().map(|t| t.offset).collect();
+    assert_eq!(offsets, expected);
+    assert_eq!(doc["valid"], true);
+}

@@ -15,6 +15,8 @@ const galleryBox = $('gallery');
 const strategySelect = $('strategy');
 const compareSelect = $('compare');
 const alignInput = $('align');
+const budgetInput = $('budget');
+const clockBox = $('wall-clock');
 const strategyAbout = $('strategy-about');
 const problemSelect = $('problem');
 const methodSelect = $('method');
@@ -98,7 +100,15 @@ function applyOptions(options) {
   set(methodSelect, options.method);
   set(npuCompareSelect, options.compare);
   if (options.align !== undefined) alignInput.value = options.align;
+  if (options.budget !== undefined && /^\d+$/.test(options.budget)) budgetInput.value = options.budget;
+  clockBox.checked = options.clock === '1';
   showStrategyAbout();
+}
+
+/** The search budget in the input, in ms: 50 when it is not a number, at most ten minutes. */
+function budgetMs() {
+  const ms = Number(budgetInput.value);
+  return Number.isFinite(ms) && budgetInput.value.trim() !== '' ? Math.min(600000, Math.max(0, ms)) : 50;
 }
 
 /** Plans (or solves) with the current options in the worker (the `memplan:plan` performance measure), then redraws; keeps `selected` if it still exists. A newer request or a cancel leaves the shown plan as it is. */
@@ -111,6 +121,7 @@ async function replan(selected = state.selected) {
     const started = performance.now();
     const result = await planner.request(npuMode ? 'solve' : 'plan', npuMode ? npu.solveArgs() : {
       strategy: strategySelect.value, align: alignInput.value, compare: compareSelect.value,
+      budget: budgetMs(), clock: clockBox.checked,
     });
     if (token !== planToken) return;
     performance.measure('memplan:plan', { start: started });
@@ -200,6 +211,8 @@ function currentView() {
   } else {
     Object.assign(view, { strategy: strategySelect.value, compare: compareSelect.value });
     if (alignInput.value.trim() !== '1') view.align = alignInput.value.trim();
+    if (budgetMs() !== 50) view.budget = `${budgetMs()}`;
+    if (clockBox.checked) view.clock = '1';
   }
   Object.assign(view, teach.viewParams());
   if (state.selected !== null) view.select = state.selected;
@@ -352,6 +365,7 @@ async function setup() {
     wasm = await import('./pkg/memplan.js');
     await wasm.default();
     planner.setup();
+    planner.setSizeFormat(wasm.formatSize);
   } catch (e) {
     graphName.textContent = 'not loaded';
     ui.showError(errorBox, 'The planner could not start', e.message, 'Build it with ./build.sh, then reload.');
@@ -372,6 +386,8 @@ async function setup() {
   strategySelect.addEventListener('change', () => { showStrategyAbout(); replan(); });
   compareSelect.addEventListener('change', () => replan());
   alignInput.addEventListener('input', () => replan());
+  budgetInput.addEventListener('change', () => replan());
+  clockBox.addEventListener('change', () => replan());
   for (const control of [problemSelect, methodSelect, npuCompareSelect]) control.addEventListener('change', () => replan());
   capacityBox.addEventListener('input', debounced(() => replan(), 250));
   galleryBox.addEventListener('click', (e) => {

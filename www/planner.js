@@ -24,6 +24,15 @@ let reopen = false;
 let holds = 0;
 let slowTimer = null;
 let tick = null;
+let latest = null;
+let started = 0;
+/** How the progress note writes sizes; the page sets it. */
+let formatSize = (bytes) => `${bytes} B`;
+
+/** Sets how the progress note writes sizes. */
+export function setSizeFormat(format) {
+  formatSize = format;
+}
 
 /** Starts the worker and wires the Cancel button. */
 export function setup() {
@@ -33,7 +42,10 @@ export function setup() {
 
 function start() {
   worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-  worker.addEventListener('message', ({ data }) => finish(data.id, data.ok ? { value: data.value } : { error: new Error(data.error) }));
+  worker.addEventListener('message', ({ data }) => {
+    if (data.progress) note(data.id, data.progress);
+    else finish(data.id, data.ok ? { value: data.value } : { error: new Error(data.error) });
+  });
   worker.addEventListener('error', (e) => {
     e.preventDefault();
     for (const id of [...pending.keys()]) finish(id, { error: new Error(e.message || 'the planning worker failed') });
@@ -49,6 +61,13 @@ function finish(id, { value, error }) {
   else request.resolve(value);
   request.release();
   if (pending.size === 0) hideProgress();
+}
+
+/** Keeps the latest progress of request `id` for the progress note. */
+function note(id, progress) {
+  if (!pending.has(id)) return;
+  latest = progress;
+  if (tick !== null) showNote();
 }
 
 /** The file a fresh worker reopens: the one the page shows (`{ bytes, name }`). */
@@ -91,13 +110,22 @@ export function hold() {
 
 function showProgress() {
   slowTimer = null;
-  const started = performance.now() - SLOW_MS;
-  const show = () => {
-    busyText.textContent = `Planning… ${((performance.now() - started) / 1000).toFixed(1)} s`;
-  };
-  show();
+  started = performance.now() - SLOW_MS;
+  showNote();
   busyBox.hidden = false;
-  tick = setInterval(show, 100);
+  tick = setInterval(showNote, 100);
+}
+
+/** Writes the progress note: the time so far and, from a search, its best plan yet. */
+function showNote() {
+  const seconds = `${((performance.now() - started) / 1000).toFixed(1)} s`;
+  if (!latest) {
+    busyText.textContent = `Planning… ${seconds}`;
+    return;
+  }
+  const { strategy, best_peak: peak, lower_bound: bound } = latest;
+  const ratio = bound > 0 ? ` (${(peak / bound).toFixed(3)}× the lower bound)` : '';
+  busyText.textContent = `Planning with ${strategy}… ${seconds}: best so far ${formatSize(peak)}${ratio}`;
 }
 
 function hideProgress() {
@@ -105,6 +133,7 @@ function hideProgress() {
   clearInterval(tick);
   slowTimer = null;
   tick = null;
+  latest = null;
   busyBox.hidden = true;
 }
 

@@ -1,5 +1,6 @@
 // The planning worker: reads graphs and NPU cases and plans or solves them off the
-// page's thread. Every answer is `{ id, ok, value | error }`; reports travel as JSON text.
+// page's thread. Every answer is `{ id, ok, value | error }`, after any number of
+// `{ id, progress }` notes from a search; reports travel as JSON text.
 
 import init, { NpuSession, Session, isNpuCase } from './pkg/memplan.js';
 
@@ -21,11 +22,12 @@ const handlers = {
     open = { mode, session };
     return { mode, info: session.info() };
   },
-  /** Plans the graph with `strategy` and `align`, and with `compare` too when given. */
-  plan({ strategy, align, compare }) {
+  /** Plans the graph with `strategy`, `align` and search `budget` (ms; of the clock when `clock`), and with `compare` too when given; a search reports progress as it goes. */
+  plan({ strategy, align, compare, budget, clock }, progress) {
     const session = current('graph');
-    const report = session.plan(strategy, align);
-    return { report, compare: compare ? session.plan(compare, align) : null };
+    const plan = (name) => session.plan(name, align, budget, clock, (p) => progress({ strategy: name, ...p }));
+    const report = plan(strategy);
+    return { report, compare: compare ? plan(compare) : null };
   },
   /** Walks plan `report` (JSON text this session made) for the Learn view. */
   lesson({ report }) {
@@ -44,7 +46,8 @@ const handlers = {
 self.onmessage = async ({ data: { id, op, args } }) => {
   try {
     await ready;
-    self.postMessage({ id, ok: true, value: handlers[op](args) });
+    const progress = (value) => self.postMessage({ id, progress: value });
+    self.postMessage({ id, ok: true, value: handlers[op](args, progress) });
   } catch (e) {
     self.postMessage({ id, ok: false, error: e?.message ?? String(e) });
   }

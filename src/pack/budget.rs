@@ -13,7 +13,7 @@ pub const WORK_PER_MS: u64 = 400;
 const CLOCK_EVERY: u64 = 64;
 
 /// What a search reports while it runs.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Progress {
     pub phase: &'static str,
     /// Lowest peak found so far.

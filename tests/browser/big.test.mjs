@@ -37,6 +37,9 @@ async function cancel(page) {
   await page.waitForSelector('#busy:not([hidden])', { timeout: 10000 }).catch(() => {});
   check('a long plan shows the progress note', await visible(page, 'busy'));
   check('the page is marked busy while the worker plans', await page.evaluate(() => document.body.dataset.busy === 'true'));
+  const note = await page.waitForFunction(() => /best so far/.test(document.getElementById('busy-text').textContent), null, { timeout: 60000 })
+    .then(() => text(page, 'busy-text'), () => text(page, 'busy-text'));
+  check('the progress note shows the search\'s best plan so far against the bound', /Planning with best-of… [\d.]+ s: best so far [\d.]+ \w+ \([\d.]+× the lower bound\)/.test(note), note);
   await page.locator('#share').click();
   check('another control is handled while the worker plans', await visible(page, 'share-box'));
   await page.locator('#cancel').click();

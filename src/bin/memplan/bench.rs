@@ -2,9 +2,9 @@
 //! The searching strategies get `--budget` milliseconds each (default
 //! [`BENCH_BUDGET_MS`]); with `--capacity` the table says whether each plan fits.
 
-use super::{clock_ms, load, Common, Token};
+use super::{load, Common, Token};
 use lexopt::prelude::*;
-use memplan::{check, Budget, Strategy};
+use memplan::{check, Strategy};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -73,7 +73,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         let analyse_ms = started.elapsed().as_secs_f64() * 1e3;
         for (k, &strategy) in strategies.iter().enumerate() {
             let started = Instant::now();
-            let mut budget = Budget::timed(&clock_ms, budget_ms);
+            let mut budget = common.budget(budget_ms);
             let plan = analysis.plan_within(&graph, strategy, &mut budget);
             let ms = started.elapsed().as_secs_f64() * 1e3 + analyse_ms;
             let ok = check::check(&graph, &plan).is_empty();

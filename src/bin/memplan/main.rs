@@ -23,11 +23,12 @@ memplan: static memory planning for computation graphs
 usage:
   memplan plan FILE [--strategy NAME] [--order kahn|dfs|memory] [--align N]
                     [--keep-outputs] [--format F] [--json OUT|-] [--svg OUT]
-                    [--budget MS] [--seed N] [--capacity SIZE] [--progress]
+                    [--budget MS] [--deterministic] [--seed N] [--capacity SIZE]
+                    [--progress]
                     [--input-shape NAME=DIMS]...  (ONNX inputs, e.g. data=1x3x224x224)
   memplan check FILE PLAN.json      check a plan written by `plan --json`
   memplan bench [DIR|FILE...] [--align N] [--strategy NAME]... [--budget MS]
-                [--seed N] [--capacity SIZE]
+                [--deterministic] [--seed N] [--capacity SIZE]
                                     every strategy (or those named) on every graph
                                     (default: ../shared/corpus/graphs and minimalloc)
   memplan strategies                list the strategies
@@ -44,8 +45,10 @@ usage:
                                     ../shared/corpus/npu)
 
 budgets (best-of, search, reorder): --budget MS of wall time per plan (default
-  1000 for plan, 50 for bench); --capacity stops as soon as a plan fits and says
-  how far the best one is from fitting
+  1000 for plan, 50 for bench); --deterministic counts work units instead
+  (about 400 per ms), so every machine and the browser find the same plan;
+  --capacity stops as soon as a plan fits and says how far the best one is from
+  fitting
 
 formats (detected from the content, or forced with --format):
   native      memplan's JSON graph (see README)
@@ -132,6 +135,8 @@ struct Common {
     read: ReadOptions,
     /// `--budget`, when given.
     budget_ms: Option<u64>,
+    /// `--deterministic`: budgets count work units, not wall time.
+    deterministic: bool,
 }
 
 /// Milliseconds on the process's monotonic clock.
@@ -145,6 +150,17 @@ fn clock_ms() -> f64 {
 }
 
 impl Common {
+    /// A budget of `ms` milliseconds: wall time, or with `--deterministic` the work
+    /// units that stand for it, so that every machine and the browser find the
+    /// same plan.
+    fn budget<'a>(&self, ms: f64) -> Budget<'a> {
+        if self.deterministic {
+            Budget::work((ms as u64).saturating_mul(memplan::pack::budget::WORK_PER_MS))
+        } else {
+            Budget::timed(&clock_ms, ms)
+        }
+    }
+
     /// Takes `arg` if it is a shared option; returns whether it was.
     fn take(
         &mut self,
@@ -167,6 +183,7 @@ impl Common {
                 self.budget_ms = Some(ms);
                 self.opts.pack.budget_ms = ms;
             }
+            "deterministic" => self.deterministic = true,
             "seed" => {
                 let seed = args.value()?.string()?;
                 self.opts.pack.seed = seed
@@ -223,7 +240,7 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
             p.lower_bound
         )
     };
-    let mut budget = Budget::timed(&clock_ms, budget_ms);
+    let mut budget = common.budget(budget_ms);
     if progress {
         budget = budget.with_progress(&mut show);
     }
