@@ -10,6 +10,7 @@ pub mod pipes;
 pub mod schedule;
 pub mod solve;
 pub mod spill;
+mod tasks;
 pub mod tighten;
 
 pub use case::{Case, Level, Node, NpuBuffer, OpNode, Pipe};

@@ -6,9 +6,9 @@
 //! - Problem 2, `baseline`: the spilling article's method: depth-first topological
 //!   order, first fit, furthest next use as the victim.
 //! - Problem 2, `best`: a portfolio of orders (depth-first, the Problem 1
-//!   schedules and capacity-aware list schedules with three look-ahead depths), fit
-//!   rules and victim rules; the least extra data movement wins, then the shorter
-//!   makespan.
+//!   schedules, capacity-aware list schedules with three look-ahead depths, and the
+//!   task orders annealed against a spill model, `tasks.rs`), fit rules and victim
+//!   rules; the least extra data movement wins, then the shorter makespan.
 //! - Problem 3: the same portfolio, each plan re-sequenced for the pipes
 //!   (`tighten.rs`); the shortest makespan among plans whose movement is within 2%
 //!   of the least.
@@ -17,6 +17,7 @@ use super::case::Case;
 use super::pipes::{simulate, Timing};
 use super::schedule::{list_schedule, residency_peak, Priority};
 use super::spill::{place, Fit, NpuPlan, SpillOptions, Victim};
+use super::tasks::Tasks;
 use super::tighten::tighten;
 use crate::error::Error;
 use crate::order::Deps;
@@ -163,6 +164,36 @@ fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
     })
 }
 
+/// Replayed accesses the task search may spend per run (a few seconds).
+const TASK_WORK: u64 = 80_000_000;
+
+/// The annealing stops earlier on few tasks: this many steps per task pair.
+const TASK_STEPS_PER_PAIR: u64 = 100;
+
+/// Orders from the task search (`tasks.rs`), annealed from the tasks in the case's
+/// own order with two random sequences.
+fn task_orders(case: &Case) -> Vec<(Vec<u32>, String)> {
+    let Ok(base) = list_schedule(case, Priority::Id) else {
+        return Vec::new();
+    };
+    let Some(mut tasks) = Tasks::new(case, &base) else {
+        return Vec::new();
+    };
+    let start = tasks.permutation_of(&base);
+    let evals = TASK_STEPS_PER_PAIR * (tasks.len() * tasks.len()) as u64;
+    let budget = TASK_WORK.min(evals.saturating_mul(tasks.accesses_per_run()));
+    [1u64, 2]
+        .into_iter()
+        .map(|seed| {
+            let (perm, _) = tasks.anneal(&start, budget, seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            (
+                tasks.order(&perm),
+                format!("task search (seed {seed}) order"),
+            )
+        })
+        .collect()
+}
+
 fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
     let mut orders = vec![(dfs_order(case), "dfs order".to_string())];
     let mut rules = vec![(
@@ -187,6 +218,7 @@ fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
                 Err(_) => {}
             }
         }
+        orders.extend(task_orders(case));
         rules.push((
             SpillOptions {
                 fit: Fit::Best,
