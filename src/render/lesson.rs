@@ -85,7 +85,7 @@ pub fn lesson_live_bytes<DB: DrawingBackend>(
     let marks = moment.marks(lesson, plan);
     let span = match (moment.stage, marks.step) {
         (Stage::Live, Some(s)) => Some((s, s)),
-        (Stage::Colour, _) => current_tensor(plan, &marks).map(|t| (t.start, t.end)),
+        (Stage::Colour | Stage::Pack, _) => current_tensor(plan, &marks).map(|t| (t.start, t.end)),
         _ => None,
     };
     let frame = live_bytes(area, profile, lesson.lower_bound, plan.steps, span, view)?;
@@ -117,7 +117,38 @@ pub fn lesson_live_bytes<DB: DrawingBackend>(
         INK
     };
     map.outline(area, top, colour, view.px(3.0))?;
+    stack_label(area, &map, (step, below), lesson.lower_bound, colour, view)?;
     Ok(frame)
+}
+
+/// Names the stack of `bytes` at `step`: its size, and whether it is the highest.
+fn stack_label<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &Map,
+    (step, bytes): (u32, u64),
+    bound: u64,
+    colour: RGBColor,
+    view: &View,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let size = crate::formats::format_size(bytes);
+    let text = if bytes == bound && bound > 0 {
+        format!("{size}: the highest stack")
+    } else {
+        format!("{size} live")
+    };
+    let font = view.font(12.0).color(&colour);
+    let (tw, th) = area.estimate_text_size(&text, &font)?;
+    let (right, top) = map.at((f64::from(step) + 0.92, bytes as f64));
+    let (left, _) = map.at((f64::from(step) + 0.08, bytes as f64));
+    let (width, _) = area.dim_in_pixel();
+    let pad = view.px(6.0) as i32;
+    let x = if right + pad + tw as i32 <= width as i32 {
+        right + pad
+    } else {
+        (left - pad - tw as i32).max(0)
+    };
+    let y = top + pad / 2;
+    super::label(area, &text, (x, y), &font)
 }
 
 /// `plan` with only the tensors `marks` say are placed, its peak theirs.

@@ -210,18 +210,21 @@ async function phone(context, url) {
   await page.close();
 }
 
-/** The README's screenshot of the Learn view, 1280 wide at one device pixel per CSS pixel. */
+/** The README's screenshots of the Learn view, 1280 wide at one image pixel per CSS pixel: the seed's colouring, and the first-fit trap's last placement. */
 async function screenshot(context, url) {
   const page = await context.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${url}?example=transformer&view=learn&stage=colour&step=4`);
   await settled(page);
   await at(page, 'colour', 4);
-  await page.screenshot({ path: join(ROOT, 'out/teaching.png'), fullPage: true });
+  await page.screenshot({ path: join(ROOT, 'out/teaching.png'), fullPage: true, scale: 'css' });
   await page.goto(`${url}?example=teach-first-fit&strategy=first-fit&view=learn&stage=pack&step=3`);
   await settled(page);
   await at(page, 'pack', 3);
-  await page.screenshot({ path: join(ROOT, 'out/teaching-pack.png'), fullPage: true });
+  const top = await page.locator('.learn-controls').boundingBox();
+  const bottom = await page.locator('.learn-charts').boundingBox();
+  const clip = { x: 0, y: top.y - 16, width: 1280, height: bottom.y + bottom.height - top.y + 32 };
+  await page.screenshot({ path: join(ROOT, 'out/teaching-pack.png'), clip, fullPage: true, scale: 'css' });
   await page.close();
   console.log('screenshots: out/teaching.png, out/teaching-pack.png, out/teaching-phone.png');
 }
