@@ -19,7 +19,7 @@ use crate::pack::{Budget, Progress};
 use crate::{analyse, check, liveness, Analysis, Graph, Options, PackOptions, Plan, Strategy};
 use canvas::Canvas;
 use plotters::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::Clamped;
 use web_sys::{HtmlCanvasElement, ImageData};
@@ -98,6 +98,24 @@ struct PlanReport<'a> {
     violations: Vec<String>,
     profile: &'a [(u32, u64)],
     ratio: f64,
+    /// The capacity the plan was asked to fit in, if any.
+    capacity: Option<u64>,
+}
+
+/// How the page asks for a plan; every field may be left out.
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct PlanOptions {
+    /// Every offset a multiple of this size (`64`, `4KiB`); none when empty.
+    align: Option<String>,
+    /// Effort of the searching strategies in milliseconds (default 50), counted
+    /// in work units as the CLI's `--deterministic` does, or with `wall_clock` on
+    /// the page's clock.
+    budget_ms: Option<f64>,
+    wall_clock: Option<bool>,
+    /// Stop as soon as a plan fits in this size; the report says by how much the
+    /// best plan misses it otherwise.
+    capacity: Option<String>,
 }
 
 /// `value` as compact JSON text, the form reports leave the worker in.
@@ -158,37 +176,43 @@ impl Session {
         })
     }
 
-    /// Plans with the strategy named `strategy` and offsets aligned to `align`
-    /// (a size such as `64` or `4KiB`; empty for none), checks the plan and returns
-    /// the report (plan, check, live-bytes profile, ratio) as JSON.
-    ///
-    /// The searching strategies get `budget_ms` (default 50): work units standing
-    /// for that many milliseconds, as the CLI's `--deterministic` counts them, or
-    /// with `wall_clock` that much time on the page's clock. `progress`, when
-    /// given, is called with each better plan's `{phase, best_peak, lower_bound,
-    /// work, elapsed_ms}`, at most every [`PROGRESS_EVERY_MS`].
+    /// Plans with the strategy named `strategy` and `options` (see
+    /// [`PlanOptions`]; `undefined` for the defaults), checks the plan and returns
+    /// the report (plan, check, live-bytes profile, ratio, capacity) as JSON.
+    /// `progress`, when given, is called with each better plan a search finds,
+    /// `{phase, best_peak, lower_bound, work, elapsed_ms}`, at most every
+    /// [`PROGRESS_EVERY_MS`].
     pub fn plan(
         &mut self,
         strategy: &str,
-        align: &str,
-        budget_ms: Option<f64>,
-        wall_clock: Option<bool>,
+        options: JsValue,
         progress: Option<js_sys::Function>,
     ) -> Result<String, JsError> {
         let strategy = Strategy::from_name(strategy).map_err(js_error)?;
-        let align = match align.trim() {
-            "" => 1,
-            text => formats::parse_size(text).map_err(js_error)?,
+        let options: PlanOptions = if options.is_undefined() || options.is_null() {
+            PlanOptions::default()
+        } else {
+            serde_wasm_bindgen::from_value(options).map_err(js_error)?
         };
-        let pack = PackOptions::new(align).map_err(js_error)?;
+        let size = |what: &str, text: &Option<String>| match text.as_deref().map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(text) => formats::parse_size(text)
+                .map(Some)
+                .map_err(|e| JsError::new(&format!("{what}: {e}"))),
+        };
+        let align = size("alignment", &options.align)?.unwrap_or(1);
+        let mut pack = PackOptions::new(align)
+            .map_err(|e| JsError::new(&format!("alignment: {e}")))?;
+        pack.capacity = size("capacity", &options.capacity)?;
         if pack != self.options.pack {
-            let options = Options {
+            let next = Options {
                 pack,
                 ..self.options
             };
-            self.analysis = analyse(&self.graph, &options).map_err(js_error)?;
-            self.options = options;
+            self.analysis = analyse(&self.graph, &next).map_err(js_error)?;
+            self.options = next;
         }
+        let (budget_ms, wall_clock) = (options.budget_ms, options.wall_clock);
         let plan = self.plan_within(strategy, budget_ms, wall_clock, progress)?;
         let violations = check::check(&self.graph, &plan);
         to_json(&PlanReport {
@@ -197,6 +221,7 @@ impl Session {
             violations: violations.iter().map(|v| v.to_string()).collect(),
             profile: &self.profile,
             ratio: plan.ratio(),
+            capacity: pack.capacity,
         })
     }
 }

@@ -22,6 +22,8 @@ const summary = {
   lowerBound: $('sum-lower-bound'),
   peak: $('sum-peak'),
   ratio: $('sum-ratio'),
+  capacity: $('sum-capacity'),
+  capacityStat: $('sum-capacity-stat'),
   pools: $('sum-pools'),
   valid: $('sum-valid'),
   violations: $('violations'),

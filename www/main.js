@@ -17,6 +17,7 @@ const compareSelect = $('compare');
 const alignInput = $('align');
 const budgetInput = $('budget');
 const clockBox = $('wall-clock');
+const capacityInput = $('capacity');
 const strategyAbout = $('strategy-about');
 const problemSelect = $('problem');
 const methodSelect = $('method');
@@ -102,7 +103,13 @@ function applyOptions(options) {
   if (options.align !== undefined) alignInput.value = options.align;
   if (options.budget !== undefined && /^\d+$/.test(options.budget)) budgetInput.value = options.budget;
   clockBox.checked = options.clock === '1';
+  if (options.capacity !== undefined) capacityInput.value = options.capacity;
   showStrategyAbout();
+}
+
+/** The plan options of the controls, as the worker's `plan` takes them. */
+function planOptions() {
+  return { align: alignInput.value, budget_ms: budgetMs(), wall_clock: clockBox.checked, capacity: capacityInput.value };
 }
 
 /** The search budget in the input, in ms: 50 when it is not a number, at most ten minutes. */
@@ -120,8 +127,7 @@ async function replan(selected = state.selected) {
     const npuMode = state.mode === 'npu';
     const started = performance.now();
     const result = await planner.request(npuMode ? 'solve' : 'plan', npuMode ? npu.solveArgs() : {
-      strategy: strategySelect.value, align: alignInput.value, compare: compareSelect.value,
-      budget: budgetMs(), clock: clockBox.checked,
+      strategy: strategySelect.value, compare: compareSelect.value, options: planOptions(),
     });
     if (token !== planToken) return;
     performance.measure('memplan:plan', { start: started });
@@ -134,7 +140,7 @@ async function replan(selected = state.selected) {
       restoreControls();
       return;
     }
-    if (state.mode === 'graph') alignInput.setAttribute('aria-invalid', 'true');
+    if (state.mode === 'graph') (/^capacity/.test(e.message) ? capacityInput : alignInput).setAttribute('aria-invalid', 'true');
     const what = state.mode === 'npu' ? 'Could not solve with these options' : 'Could not plan with these options';
     ui.showError(errorBox, what, e.message);
     return;
@@ -142,6 +148,7 @@ async function replan(selected = state.selected) {
     release();
   }
   alignInput.removeAttribute('aria-invalid');
+  capacityInput.removeAttribute('aria-invalid');
   ui.clearError(errorBox);
   draw();
   remember();
@@ -213,6 +220,7 @@ function currentView() {
     if (alignInput.value.trim() !== '1') view.align = alignInput.value.trim();
     if (budgetMs() !== 50) view.budget = `${budgetMs()}`;
     if (clockBox.checked) view.clock = '1';
+    if (capacityInput.value.trim() !== '') view.capacity = capacityInput.value.trim();
   }
   Object.assign(view, teach.viewParams());
   if (state.selected !== null) view.select = state.selected;
@@ -388,6 +396,7 @@ async function setup() {
   alignInput.addEventListener('input', () => replan());
   budgetInput.addEventListener('change', () => replan());
   clockBox.addEventListener('change', () => replan());
+  capacityInput.addEventListener('change', () => replan());
   for (const control of [problemSelect, methodSelect, npuCompareSelect]) control.addEventListener('change', () => replan());
   capacityBox.addEventListener('input', debounced(() => replan(), 250));
   galleryBox.addEventListener('click', (e) => {

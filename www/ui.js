@@ -42,6 +42,7 @@ export function showSummary(out, report, info, formatSize) {
   out.lowerBound.textContent = formatSize(plan.lower_bound);
   out.peak.textContent = formatSize(plan.peak_bytes);
   out.ratio.textContent = `${report.ratio.toFixed(2)}×`;
+  showCapacity(out, report, formatSize);
   out.pools.textContent = `${plan.pools}`;
   out.pools.title = `${plan.pools} pools, ${formatSize(plan.pooled_bytes)} in all`;
   out.valid.textContent = report.valid ? 'valid' : `${report.violations.length} violations`;
@@ -52,6 +53,18 @@ export function showSummary(out, report, info, formatSize) {
     return li;
   }));
   out.violations.hidden = report.valid;
+}
+
+/** Shows whether the plan fits the capacity it was asked for, and by how much it misses. */
+function showCapacity(out, { plan, capacity }, formatSize) {
+  out.capacityStat.hidden = capacity === null || capacity === undefined;
+  if (out.capacityStat.hidden) return;
+  const over = plan.peak_bytes - capacity;
+  out.capacity.textContent = over <= 0 ? `fits ${formatSize(capacity)}` : `${formatSize(over)} over`;
+  out.capacity.className = over <= 0 ? 'valid' : 'invalid';
+  out.capacity.title = over <= 0
+    ? `The plan's peak, ${formatSize(plan.peak_bytes)}, fits in ${formatSize(capacity)}.`
+    : `The best plan found needs ${(plan.peak_bytes / capacity).toFixed(4)}× the capacity of ${formatSize(capacity)}.`;
 }
 
 /** Describes tensor `t` of the plan: a name line and a list of details. */

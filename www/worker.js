@@ -22,10 +22,10 @@ const handlers = {
     open = { mode, session };
     return { mode, info: session.info() };
   },
-  /** Plans the graph with `strategy`, `align` and search `budget` (ms; of the clock when `clock`), and with `compare` too when given; a search reports progress as it goes. */
-  plan({ strategy, align, compare, budget, clock }, progress) {
+  /** Plans the graph with `strategy` and `options` (align, budget_ms, wall_clock, capacity), and with `compare` too when given; a search reports progress as it goes. */
+  plan({ strategy, options, compare }, progress) {
     const session = current('graph');
-    const plan = (name) => session.plan(name, align, budget, clock, (p) => progress({ strategy: name, ...p }));
+    const plan = (name) => session.plan(name, options, (p) => progress({ strategy: name, ...p }));
     const report = plan(strategy);
     return { report, compare: compare ? plan(compare) : null };
   },

@@ -17,6 +17,8 @@ struct Report {
     violations: Vec<String>,
     profile: Vec<(u32, u64)>,
     ratio: f64,
+    #[serde(default)]
+    capacity: Option<u64>,
 }
 
 /// The plans on show: the main view's (slot 0) and the comparison's (slot 1).

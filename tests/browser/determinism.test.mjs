@@ -62,8 +62,9 @@ async function main() {
     const bytes = readFileSync(file);
     const session = new wasm.Session(bytes, basename(file));
     for (const strategy of strategies) {
-      const page = essentials(session.plan(strategy, '', BUDGET_MS, false));
-      const again = essentials(new wasm.Session(bytes, basename(file)).plan(strategy, '', BUDGET_MS, false));
+      const options = { budget_ms: BUDGET_MS };
+      const page = essentials(session.plan(strategy, options));
+      const again = essentials(new wasm.Session(bytes, basename(file)).plan(strategy, options));
       const cli = essentials(native(file, strategy));
       const what = `${basename(file)} ${strategy}`;
       check(`${what}: wasm plans the same twice`, page === again);

@@ -248,6 +248,29 @@ async function hostileExports(page) {
   check('hostile names never become HTML', injected === 0);
 }
 
+/** Capacity mode: the summary says whether the plan fits, and a bad size is an error that names the capacity. */
+async function capacity(page) {
+  await openExample(page, 'transformer');
+  check('no capacity, no capacity figure', !(await visible(page, 'sum-capacity-stat')));
+  const ask = async (size) => {
+    await page.locator('#capacity').fill(size);
+    await page.locator('#capacity').dispatchEvent('change');
+    await settled(page);
+  };
+  await ask('400MiB');
+  check('capacity 400 MiB: the 384 MiB plan fits', (await text(page, 'sum-capacity')) === 'fits 400 MiB', await text(page, 'sum-capacity'));
+  await page.locator('#strategy').selectOption('naive');
+  await settled(page);
+  check('capacity 400 MiB: the naive 896 MiB plan is 496 MiB over', (await text(page, 'sum-capacity')) === '496 MiB over', await text(page, 'sum-capacity'));
+  await ask('lots');
+  check('a capacity that is not a size is an error naming the capacity', (await visible(page, 'error')) && /capacity: unknown size unit/i.test(await text(page, 'error'))
+    && (await page.locator('#capacity').getAttribute('aria-invalid')) === 'true', await text(page, 'error'));
+  await ask('');
+  check('clearing the capacity clears the error and the figure', !(await visible(page, 'error')) && !(await visible(page, 'sum-capacity-stat')));
+  await page.locator('#strategy').selectOption('greedy-size');
+  await settled(page);
+}
+
 async function share(context, page) {
   await openExample(page, 'transformer');
   await page.locator('#strategy').selectOption('best-fit');
@@ -343,6 +366,7 @@ withBrowser(async (context, url) => {
   await npuCompare(page);
   await exports(page);
   await hostileExports(page);
+  await capacity(page);
   await share(context, page);
   await phone(context, url);
   await screenshots(context, url);
