@@ -3,7 +3,7 @@
 // moment, explains the moment in words, and offers small exercises. The moment
 // (stage and step) lives in the URL so that a shared link opens it.
 
-import { fitCanvas } from './render.js';
+import { fitCanvas, tensorAt } from './render.js';
 import { colourWords, liveWords, packWords } from './teach-words.js';
 import { EXERCISES, exercise, isRight } from './teach-exercises.js';
 
@@ -40,7 +40,7 @@ const hooks = {
 };
 const lesson = {
   active: false, stage: 'live', index: 0, report: null, data: null, plan: null, drawing: null,
-  info: null, example: null, token: 0, timer: null, note: null,
+  info: null, example: null, token: 0, timer: null, note: null, spots: [], frame: null,
 };
 
 /** Wires the view's controls; `next` gives the worker request, the wasm drawing class and the page's hooks. */
@@ -65,6 +65,10 @@ export function setup(next) {
     const ex = exercise(button.dataset.exercise);
     hooks.openExample(ex.id, { ...ex.options, view: 'learn', step: '0' });
   });
+  graphCanvas.addEventListener('click', (e) => jumpTo(nodeAt(e)));
+  graphCanvas.addEventListener('mousemove', (e) => pointAt(graphCanvas, nodeAt(e)));
+  timeCanvas.addEventListener('click', (e) => jumpTo(boxAt(e)));
+  timeCanvas.addEventListener('mousemove', (e) => pointAt(timeCanvas, boxAt(e)));
   new ResizeObserver(() => { if (lesson.active) draw(); }).observe(view);
 }
 
@@ -236,11 +240,56 @@ function draw() {
   if (!lesson.active || !lesson.drawing || view.hidden) return;
   try {
     const { stage, index } = lesson;
-    lesson.drawing.drawGraph(graphCanvas, fitCanvas(graphCanvas), stage, index);
-    lesson.drawing.drawTimeAddress(timeCanvas, fitCanvas(timeCanvas), stage, index, undefined);
+    lesson.spots = lesson.drawing.drawGraph(graphCanvas, fitCanvas(graphCanvas), stage, index);
+    lesson.frame = lesson.drawing.drawTimeAddress(timeCanvas, fitCanvas(timeCanvas), stage, index, undefined);
     lesson.drawing.drawLiveBytes(liveCanvas, fitCanvas(liveCanvas), stage, index, undefined);
   } catch (e) {
     hooks.showError('Could not draw the lesson', e.message);
+  }
+}
+
+/** The pointer of `event` in CSS pixels of its canvas. */
+function pointer(event) {
+  const box = event.currentTarget.getBoundingClientRect();
+  return { x: event.clientX - box.left, y: event.clientY - box.top };
+}
+
+/** The tensor id of the graph node under the pointer of `event`, or null. */
+function nodeAt(event) {
+  const { x, y } = pointer(event);
+  const spot = lesson.spots.find((s) => Math.hypot(s.x - x, s.y - y) <= s.r + 4);
+  return spot ? spot.tensor : null;
+}
+
+/** The tensor id of the time-by-address box under the pointer of `event` (only those drawn), or null. */
+function boxAt(event) {
+  if (!lesson.frame || !lesson.plan) return null;
+  const { x, y } = pointer(event);
+  const placed = lesson.stage === 'pack' && lesson.data?.packing
+    ? new Set(lesson.data.packing.moves.slice(0, lesson.index + 1).map((m) => m.tensor))
+    : null;
+  const shown = placed ? lesson.plan.tensors.filter((t) => placed.has(t.id)) : lesson.plan.tensors;
+  return tensorAt(lesson.frame, shown, x, y)?.id ?? null;
+}
+
+/** Shows that tensor `id` (or nothing) is under the pointer on `canvas`. */
+function pointAt(canvas, id) {
+  const t = id === null ? null : lesson.plan?.tensors.find((p) => p.id === id);
+  canvas.style.cursor = t ? 'pointer' : '';
+  canvas.title = t ? `${t.name}: click to go to its ${lesson.stage === 'live' ? 'first step' : 'move'}` : '';
+}
+
+/** Goes to tensor `id`'s moment in the current stage: its first step, or its move. */
+function jumpTo(id) {
+  const d = lesson.data;
+  if (id === null || !d) return;
+  let k = -1;
+  if (lesson.stage === 'live') k = d.steps.findIndex((s) => s.born.includes(id));
+  else if (lesson.stage === 'colour') k = d.colouring.findIndex((m) => m.tensor === id);
+  else k = d.packing?.moves.findIndex((m) => m.tensor === id) ?? -1;
+  if (k >= 0) {
+    stopPlay();
+    go(k);
   }
 }
 

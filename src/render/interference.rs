@@ -10,21 +10,33 @@ use crate::plan::Plan;
 use crate::teach::{Lesson, Marks};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
 const EDGE: RGBColor = RGBColor(196, 202, 211);
 const UNCOLOURED: RGBColor = RGBColor(215, 219, 225);
 const FADED_INK: RGBColor = RGBColor(160, 166, 176);
 
+/// Where a node was drawn, in CSS pixels of the whole drawing: a tensor id at the
+/// centre `x`, `y` of a circle of radius `r`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Spot {
+    pub tensor: u32,
+    pub x: f64,
+    pub y: f64,
+    pub r: f64,
+}
+
 /// Draws `lesson`'s interference graph on `area` with `marks` (from
-/// [`crate::teach::Moment::marks`]); names and pools come from `plan`.
+/// [`crate::teach::Moment::marks`]); names and pools come from `plan`. Returns
+/// where each node landed (none when the graph is summarised).
 pub fn interference_graph<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     lesson: &Lesson,
     plan: &Plan,
     marks: &Marks,
     view: &View,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+) -> Result<Vec<Spot>, DrawingAreaErrorKind<DB::ErrorType>> {
     let items: Vec<(String, RGBColor)> = marks
         .pool_sizes
         .as_ref()
@@ -49,7 +61,7 @@ pub fn interference_graph<DB: DrawingBackend>(
     let (width, height) = area.dim_in_pixel();
     let body = area.margin(legend_height + view.px(6.0), 0, 0, 0);
     if lesson.diagram.summarised {
-        return summary(&body, lesson, view);
+        return summary(&body, lesson, view).map(|()| Vec::new());
     }
     let n = lesson.diagram.nodes.len().max(1);
     let narrow = f64::from(width) / view.scale / 36.0;
@@ -90,7 +102,13 @@ pub fn interference_graph<DB: DrawingBackend>(
         let alpha = if faded(id) { 0.35 } else { 1.0 };
         let c = xy[&id];
         body.draw(&Circle::new(c, r, fill.mix(alpha).filled()))?;
-        let edge = if conflicts.contains(&id) { PEAK } else { WHITE };
+        let edge = if conflicts.contains(&id) {
+            PEAK
+        } else if faded(id) {
+            EDGE
+        } else {
+            WHITE
+        };
         body.draw(&Circle::new(c, r, edge.stroke_width(view.px(1.5))))?;
         if marks.current == Some(id) {
             let ring = INK.stroke_width(view.px(3.0));
@@ -111,7 +129,22 @@ pub fn interference_graph<DB: DrawingBackend>(
         let at = (c.0 - tw as i32 / 2, c.1 + r + view.px(5.0) as i32);
         super::label(&body, &name, at, &font)?;
     }
-    Ok(())
+    let (bx, by) = body.get_base_pixel();
+    let spots = lesson
+        .diagram
+        .nodes
+        .iter()
+        .map(|node| {
+            let (x, y) = xy[&node.tensor];
+            Spot {
+                tensor: node.tensor,
+                x: f64::from(x + bx) / view.scale,
+                y: f64::from(y + by) / view.scale,
+                r: f64::from(r) / view.scale,
+            }
+        })
+        .collect();
+    Ok(spots)
 }
 
 /// The lines of the graph: grey, the current tensor's in ink and red to its conflicts.

@@ -137,7 +137,7 @@ fn stack_label<DB: DrawingBackend>(
         format!("{size} live")
     };
     let font = view.font(12.0).color(&colour);
-    let (tw, th) = area.estimate_text_size(&text, &font)?;
+    let (tw, _) = area.estimate_text_size(&text, &font)?;
     let (right, top) = map.at((f64::from(step) + 0.92, bytes as f64));
     let (left, _) = map.at((f64::from(step) + 0.08, bytes as f64));
     let (width, _) = area.dim_in_pixel();

@@ -16,7 +16,7 @@ mod spills;
 mod time_address;
 
 pub use gantt::gantt;
-pub use interference::interference_graph;
+pub use interference::{interference_graph, Spot};
 pub use lesson::{lesson_live_bytes, lesson_time_address};
 pub use levels::{level_chart, level_chart_with, npu_svg};
 pub use live_bytes::live_bytes;

@@ -113,7 +113,8 @@ impl LessonDrawing {
         to_js(&frame)
     }
 
-    /// Draws the interference graph at the moment on `canvas`.
+    /// Draws the interference graph at the moment on `canvas`; returns where its
+    /// nodes landed (`[{tensor, x, y, r}]` in CSS pixels).
     #[wasm_bindgen(js_name = drawGraph)]
     pub fn draw_graph(
         &self,
@@ -121,13 +122,15 @@ impl LessonDrawing {
         scale: f64,
         stage: &str,
         index: u32,
-    ) -> Result<(), JsError> {
+    ) -> Result<JsValue, JsError> {
         let at = moment(stage, index)?;
         let view = view(scale, None, JsValue::UNDEFINED)?;
         let marks = at.marks(&self.lesson, &self.report.plan);
         let root = canvas_area(canvas)?;
-        render::interference_graph(&root, &self.lesson, &self.report.plan, &marks, &view)
-            .map_err(js_error)?;
-        root.present().map_err(js_error)
+        let spots =
+            render::interference_graph(&root, &self.lesson, &self.report.plan, &marks, &view)
+                .map_err(js_error)?;
+        root.present().map_err(js_error)?;
+        to_js(&spots)
     }
 }

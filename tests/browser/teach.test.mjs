@@ -42,6 +42,21 @@ async function at(page, stage, step) {
 }
 
 const ids = (list) => list.map((t) => t.id).join(',');
+
+/** A CSS point of canvas `id` whose hover names tensor `name` (scanning a grid), or null. */
+function findTensor(page, id, name) {
+  return page.evaluate(([id, name]) => {
+    const canvas = document.getElementById(id);
+    const box = canvas.getBoundingClientRect();
+    for (let y = 2; y < box.height; y += 4) {
+      for (let x = 2; x < box.width; x += 4) {
+        canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: box.left + x, clientY: box.top + y, bubbles: true }));
+        if (canvas.title.startsWith(`${name}:`)) return { x, y };
+      }
+    }
+    return null;
+  }, [id, name]);
+}
 const MIB = 1 << 20;
 
 /** Steps through every execution step with the arrow key: the live set and bytes as the CLI's plan. */
@@ -87,6 +102,19 @@ async function colouring(page, plan) {
   await at(page, 'colour', 4);
   const words = await explanation(page);
   check('colouring T4_AttnOut: pool 0 busy with T3_Score, pool 1 grows, 320 MiB so far', words.includes('busy: T3_Score') && words.includes('grows from 64 MiB to 128 MiB') && words.includes('320 MiB in all'), words);
+  const spot = await findTensor(page, 'learn-graph', 'T6_FFN_Up');
+  check('hovering the graph names a tensor', spot !== null);
+  if (spot) {
+    await page.locator('#learn-graph').click({ position: spot });
+    await at(page, 'colour', 6);
+    check('clicking T6_FFN_Up in the graph goes to its colouring move', (await moment(page)).current === '6');
+  }
+  const box = await findTensor(page, 'learn-time', 'T4_AttnOut');
+  if (check('hovering the time-by-address chart names a tensor', box !== null)) {
+    await page.locator('#learn-time').click({ position: box });
+    await at(page, 'colour', 4);
+    check('clicking T4_AttnOut in the time-by-address chart goes to its move', (await moment(page)).current === '4');
+  }
   const graph = await canvasInk(page, 'learn-graph');
   check('the interference graph is drawn in pool colours', graph.share > 0.02 && graph.colours >= 6, JSON.stringify(graph));
 }
