@@ -194,6 +194,8 @@ function explain() {
   let words;
   if (!d) {
     words = { title: lesson.note ?? 'Preparing the lesson…', lines: [] };
+  } else if (!d.consistent) {
+    words = { title: 'The walk-through’s reasons disagree with the planner’s choices: this is a bug in memplan; please report it with this graph.', lines: [] };
   } else if (lesson.stage === 'pack' && !d.packing) {
     words = {
       title: `The walk-through of offsets follows first-fit, greedy-size or best-fit; ${d.strategy} searches instead.`,
@@ -316,7 +318,7 @@ function stopPlay() {
 function onKey(e) {
   if (!lesson.active || e.ctrlKey || e.metaKey || e.altKey) return;
   const target = e.target;
-  const typing = target instanceof HTMLInputElement && target.type !== 'range';
+  const typing = target instanceof HTMLInputElement && !['range', 'file', 'checkbox', 'radio', 'button', 'submit'].includes(target.type);
   if (typing || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) return;
   const onSlider = target === slider;
   const keys = {
