@@ -155,6 +155,7 @@ fn marks_show_the_live_set_the_current_tensor_and_what_is_placed() {
     );
     let t4 = at(Stage::Colour, 4);
     assert_eq!(t4.pool_sizes.unwrap(), [128 * MIB, 128 * MIB, 64 * MIB]);
+    assert_eq!((t4.busy_pools, t4.pool), (vec![0], Some(1)));
     let colour = at(Stage::Colour, 3);
     assert_eq!(
         (colour.current, colour.conflicts.clone()),
@@ -328,7 +329,8 @@ fn the_lesson_charts_draw_each_stage() {
             index: 4,
         },
     );
-    assert!(colour.contains("not coloured yet") && colour.contains("pool 2 · 64 MiB"));
+    assert!(colour.contains("not coloured yet") && colour.contains("pool 2 · 64 MiB · free"));
+    assert!(colour.contains("pool 0 · 128 MiB · busy") && colour.contains("pool 1 · 128 MiB · taken"));
     // the line from T4_AttnOut to T3_Score, whose pool is busy, is red
     assert!(colour.contains("#BE2832"), "a conflict is drawn in red");
     let pack = lesson_svg(

@@ -1,8 +1,9 @@
 //! The interference graph of a lesson: a circle per tensor at its laid-out place
 //! ([`crate::teach::layout`]), a line per pair alive at a common step, nodes in their
-//! pool's colour under a legend of the pools. At a moment of the colouring, tensors
-//! not yet coloured are grey, the one being coloured is ringed and its lines to the
-//! busy pools' members are red. Graphs too large to draw are summarised in words.
+//! pool's colour under a legend of the pools (busy, free or taken while colouring).
+//! Tensors not yet coloured are grey; the current one is ringed and its lines to
+//! the busy pools' members (or, while packing, to its placed neighbours) are red.
+//! Graphs too large to draw are summarised in words.
 
 use super::{legend, legend_layout, pool_colour, View, INK, PEAK};
 use crate::formats::format_size;
@@ -44,9 +45,19 @@ pub fn interference_graph<DB: DrawingBackend>(
         .iter()
         .enumerate()
         .map(|(p, &size)| {
+            let p = p as u32;
+            let state = if marks.pool == Some(p) {
+                " · taken"
+            } else if marks.busy_pools.contains(&p) {
+                " · busy"
+            } else if marks.pool.is_some() {
+                " · free"
+            } else {
+                ""
+            };
             (
-                format!("pool {p} · {}", format_size(size)),
-                pool_colour(p as u32),
+                format!("pool {p} · {}{state}", format_size(size)),
+                pool_colour(p),
             )
         })
         .chain(
@@ -147,7 +158,7 @@ pub fn interference_graph<DB: DrawingBackend>(
     Ok(spots)
 }
 
-/// The lines of the graph: grey, the current tensor's in ink and red to its conflicts.
+/// The lines of the graph: grey, the current tensor's to its conflicts red.
 fn draw_edges<DB: DrawingBackend>(
     body: &DrawingArea<DB, Shift>,
     lesson: &Lesson,
@@ -158,8 +169,14 @@ fn draw_edges<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let mut front = Vec::new();
     for &(a, b) in &lesson.diagram.edges {
-        let touches = marks.current.is_some_and(|c| c == a || c == b);
-        if touches {
+        // the current tensor's lines to what stands in its way; its lines to
+        // tensors not yet coloured or placed stay in the background
+        let other = match marks.current {
+            Some(c) if c == a => Some(b),
+            Some(c) if c == b => Some(a),
+            _ => None,
+        };
+        if other.is_some_and(|o| conflicts.contains(&o)) {
             front.push((a, b));
             continue;
         }
@@ -172,15 +189,9 @@ fn draw_edges<DB: DrawingBackend>(
         ))?;
     }
     for (a, b) in front {
-        let other = if marks.current == Some(a) { b } else { a };
-        let colour = if conflicts.contains(&other) {
-            PEAK
-        } else {
-            INK
-        };
         body.draw(&PathElement::new(
             vec![xy[&a], xy[&b]],
-            colour.stroke_width(view.px(2.5)),
+            PEAK.stroke_width(view.px(2.5)),
         ))?;
     }
     Ok(())

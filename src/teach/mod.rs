@@ -178,6 +178,10 @@ pub struct Marks {
     pub coloured: Option<Vec<u32>>,
     /// When set, the pools opened so far and their sizes (while colouring).
     pub pool_sizes: Option<Vec<u64>>,
+    /// The pools busy at the current tensor's first step (while colouring).
+    pub busy_pools: Vec<u32>,
+    /// The pool the current tensor takes (while colouring).
+    pub pool: Option<u32>,
 }
 
 impl Lesson {
@@ -244,6 +248,13 @@ fn colour_marks(lesson: &Lesson, k: usize) -> Marks {
     Marks {
         step: Some(m.start),
         pool_sizes: Some(sizes),
+        busy_pools: m
+            .pools
+            .iter()
+            .filter(|p| p.busy_with.is_some())
+            .map(|p| p.pool)
+            .collect(),
+        pool: Some(m.pool),
         emphasised,
         current: Some(m.tensor),
         conflicts,
