@@ -180,10 +180,21 @@ fn deeply_nested_input_is_an_error_not_a_stack_overflow() {
         "[".repeat(200_000),
         "]".repeat(200_000)
     );
-    assert_names(
-        &read_error(deep_json.as_bytes(), None),
-        &["recursion limit"],
+    // detection skips the nesting without recursing; the reader stops at the first
+    // value of the wrong type
+    let e = read_error(deep_json.as_bytes(), None);
+    assert_names(&e, &["native json", "line 1"]);
+    assert!(
+        e.contains("recursion limit") || e.contains("invalid type: sequence"),
+        "{e}"
     );
+    let deep_value = format!(
+        r#"{{"Nodes": {}{}, "tensors": []}}"#,
+        "[".repeat(200_000),
+        "]".repeat(200_000)
+    );
+    assert!(!formats::is_npu_case(deep_value.as_bytes()));
+    assert_names(&read_error(deep_value.as_bytes(), None), &["unknown field `Nodes`"]);
     // a message nested 100,000 deep inside an ONNX graph (an unknown field) is skipped
     let mut nested = Vec::new();
     for _ in 0..100_000 {

@@ -9,6 +9,7 @@
 //! | `onnx` (protobuf) | a `ModelProto` with a graph and an IR version or opset |
 
 pub mod contest;
+mod sniff;
 mod corpus;
 mod flatbuf;
 mod import;
@@ -79,10 +80,10 @@ impl Format {
         let text = std::str::from_utf8(&data[..data.len().min(4096)]).unwrap_or("");
         let head = text.trim_start_matches('\u{feff}').trim_start();
         if head.starts_with('{') {
-            let value: serde_json::Value = serde_json::from_slice(data).map_err(|e| {
+            let keys: sniff::Keys = serde_json::from_slice(data).map_err(|e| {
                 Error::parse("json", Some(format!("line {}", e.line())), e.to_string())
             })?;
-            return detect_json(&value);
+            return detect_json(&keys);
         }
         let first = head.lines().next().unwrap_or("").trim();
         if first
@@ -102,29 +103,20 @@ impl Format {
 pub fn is_npu_case(data: &[u8]) -> bool {
     let head = std::str::from_utf8(&data[..data.len().min(4096)]).unwrap_or("");
     head.trim_start().starts_with('{')
-        && serde_json::from_slice::<serde_json::Value>(data).is_ok_and(|v| is_npu_json(&v))
+        && serde_json::from_slice::<sniff::Keys>(data).is_ok_and(|k| k.is_npu())
 }
 
-fn is_npu_json(value: &serde_json::Value) -> bool {
-    value.get("Nodes").is_some() && value.get("Edges").is_some()
-}
-
-fn detect_json(value: &serde_json::Value) -> Result<Format, Error> {
-    if is_npu_json(value) {
+fn detect_json(keys: &sniff::Keys) -> Result<Format, Error> {
+    if keys.is_npu() {
         return Err(Error::usage(
             "this is an NPU scheduling case (`Nodes`/`Edges`): use `memplan npu`",
         ));
     }
-    let first = value
-        .get("tensors")
-        .and_then(|t| t.as_array())
-        .and_then(|a| a.first());
-    match first {
-        Some(t) if t.get("bytes").is_some() && t.get("kind").is_some() => Ok(Format::Corpus),
-        Some(_) | None if value.get("ops").is_some() || value.get("tensors").is_some() => {
-            Ok(Format::Native)
-        }
-        _ => Err(Error::usage(
+    match &keys.tensors {
+        Some(first) if first.has("bytes") && first.has("kind") => Ok(Format::Corpus),
+        Some(_) => Ok(Format::Native),
+        None if keys.ops.is_some() => Ok(Format::Native),
+        None => Err(Error::usage(
             "unrecognised JSON: expected an object with `tensors` and `ops`",
         )),
     }

@@ -14,16 +14,17 @@ use super::{json_error, parse_size};
 use crate::error::Error;
 use crate::graph::{Graph, Op, Role, Tensor, TensorId};
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct File {
+struct File<'a> {
     name: Option<String>,
     #[serde(default)]
     tensors: Vec<FileTensor>,
-    #[serde(default)]
-    ops: Vec<FileOp>,
+    #[serde(default, borrow)]
+    ops: Vec<FileOp<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -42,16 +43,17 @@ enum Size {
     Text(String),
 }
 
+/// Tensor names borrow from the file where they can: an op may list millions.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FileOp {
+struct FileOp<'a> {
     name: Option<String>,
     #[serde(rename = "type")]
     kind: Option<String>,
-    #[serde(default)]
-    inputs: Vec<String>,
-    #[serde(default)]
-    outputs: Vec<String>,
+    #[serde(default, borrow)]
+    inputs: Vec<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    outputs: Vec<Cow<'a, str>>,
 }
 
 pub fn read(data: &[u8], fallback_name: &str) -> Result<Graph, Error> {
@@ -92,11 +94,11 @@ pub fn read(data: &[u8], fallback_name: &str) -> Result<Graph, Error> {
     let mut ops = Vec::with_capacity(file.ops.len());
     for (i, op) in file.ops.into_iter().enumerate() {
         let name = op.name.unwrap_or_else(|| format!("op{i}"));
-        let lookup = |names: Vec<String>, what: &str| -> Result<Vec<TensorId>, Error> {
+        let lookup = |names: Vec<Cow<str>>, what: &str| -> Result<Vec<TensorId>, Error> {
             names
                 .iter()
                 .map(|n| {
-                    ids.get(n.as_str()).copied().ok_or_else(|| {
+                    ids.get(n.as_ref()).copied().ok_or_else(|| {
                         Error::invalid(format!(
                             "op `{name}` {what} tensor `{n}`, which is not declared in `tensors`"
                         ))
