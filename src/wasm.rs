@@ -24,9 +24,38 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::Clamped;
 use web_sys::{HtmlCanvasElement, ImageData};
 
+thread_local! {
+    /// The message of the last panic, until JS takes it.
+    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
 #[wasm_bindgen(start)]
 pub fn start() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        let message = info.payload_as_str().unwrap_or("a panic");
+        let text = match info.location() {
+            Some(at) => format!("{message} (at {}:{})", at.file(), at.line()),
+            None => message.to_string(),
+        };
+        let _ = LAST_PANIC.try_with(|last| last.try_borrow_mut().map(|mut l| *l = Some(text)));
+    }));
+}
+
+/// The message of the last panic (a bug: the call that panicked threw a
+/// `RuntimeError`), once; `undefined` when there was none.
+#[wasm_bindgen(js_name = takePanic)]
+pub fn take_panic() -> Option<String> {
+    LAST_PANIC
+        .try_with(|last| last.try_borrow_mut().ok().and_then(|mut l| l.take()))
+        .ok()
+        .flatten()
+}
+
+/// Panics with `message`, as a bug would: the tests prove the page survives it.
+#[wasm_bindgen(js_name = panicForTests)]
+pub fn panic_for_tests(message: &str) {
+    panic!("{message}");
 }
 
 /// True when `bytes` hold an NPU scheduling case, which [`npu::NpuSession`] reads.

@@ -188,10 +188,17 @@ function restoreControls() {
 /** Draws every chart; a drawing error is shown, not thrown. */
 function draw() {
   if (!state.report) return;
+  guarded('Could not draw the charts', () => charts.drawAll());
+}
+
+/** Runs `run`, which calls into the page's wasm; an error or a panic (a bug) is shown under `title`, not thrown. */
+function guarded(title, run) {
   try {
-    charts.drawAll();
+    run();
   } catch (e) {
-    ui.showError(errorBox, 'Could not draw the charts', e.message);
+    const panic = e instanceof WebAssembly.RuntimeError;
+    const detail = panic ? `the page's planner hit a bug: ${wasm.takePanic() ?? e.message}` : e.message;
+    ui.showError(errorBox, title, detail, panic ? 'The page keeps working; please report the file that caused it.' : undefined);
   }
 }
 
@@ -374,6 +381,11 @@ async function setup() {
     await wasm.default();
     planner.setup();
     planner.setSizeFormat(wasm.formatSize);
+    // for the tests of the way back from a bug: panics in the worker or in the page's wasm
+    window.memplanDebug = {
+      panicWorker: (message) => planner.request('panic', { message }),
+      panicPage: (message) => guarded('Could not draw the charts', () => wasm.panicForTests(message)),
+    };
   } catch (e) {
     graphName.textContent = 'not loaded';
     ui.showError(errorBox, 'The planner could not start', e.message, 'Build it with ./build.sh, then reload.');

@@ -44,6 +44,7 @@ function start() {
   worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   worker.addEventListener('message', ({ data }) => {
     if (data.progress) note(data.id, data.progress);
+    else if (data.fatal) restart(data.id, new Error(data.error));
     else finish(data.id, data.ok ? { value: data.value } : { error: new Error(data.error) });
   });
   worker.addEventListener('error', (e) => {
@@ -135,6 +136,15 @@ function hideProgress() {
   tick = null;
   latest = null;
   busyBox.hidden = true;
+}
+
+/** After a panic in the worker: request `id` fails with `error`, the others with a note of it, and a fresh worker reopens the page's file when next asked. */
+function restart(id, error) {
+  worker.terminate();
+  start();
+  reopen = kept !== null;
+  finish(id, { error });
+  for (const other of [...pending.keys()]) finish(other, { error: new Error(`the planner was restarted after a bug: ${error.message}`) });
 }
 
 /** Stops the running work: a fresh worker replaces the old one and every pending request rejects with {@link Cancelled}. */

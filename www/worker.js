@@ -1,8 +1,9 @@
 // The planning worker: reads graphs and NPU cases and plans or solves them off the
 // page's thread. Every answer is `{ id, ok, value | error }`, after any number of
-// `{ id, progress }` notes from a search; reports travel as JSON text.
+// `{ id, progress }` notes from a search; reports travel as JSON text. A panic
+// answers `{ id, ok: false, fatal: true, error }` with its message.
 
-import init, { NpuSession, Session, isNpuCase } from './pkg/memplan.js';
+import init, { NpuSession, Session, isNpuCase, panicForTests, takePanic } from './pkg/memplan.js';
 
 const ready = init();
 let open = null;
@@ -43,12 +44,21 @@ const handlers = {
   },
 };
 
+/** Panics in wasm with `message`, as a bug would, for the tests of the way back. */
+handlers.panic = ({ message }) => panicForTests(message);
+
 self.onmessage = async ({ data: { id, op, args } }) => {
   try {
     await ready;
     const progress = (value) => self.postMessage({ id, progress: value });
     self.postMessage({ id, ok: true, value: handlers[op](args, progress) });
   } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError) {
+      // a panic: this instance may be left broken, so the page starts a fresh worker
+      const why = takePanic() ?? e.message;
+      self.postMessage({ id, ok: false, fatal: true, error: `the planner hit a bug and was restarted: ${why}` });
+      return;
+    }
     self.postMessage({ id, ok: false, error: e?.message ?? String(e) });
   }
 };

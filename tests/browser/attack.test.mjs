@@ -158,6 +158,28 @@ async function npu(page) {
   await clean(page, 'after the NPU case');
 }
 
+/** A panic in wasm (a bug) in the worker or in the page: an error in words, and the page keeps working. */
+async function panics(page) {
+  await page.locator('[data-example="transformer"]').first().click();
+  await settled(page);
+  const failed = await page.evaluate(() => window.memplanDebug.panicWorker('boom in the worker').then(() => null, (e) => e.message));
+  check('a panic in the worker fails its request with the panic message', /hit a bug and was restarted: .*boom in the worker/.test(failed ?? ''), failed);
+  await page.locator('#strategy').selectOption('best-fit');
+  await settled(page);
+  check('after a panic a fresh worker reopens the file and plans', (await text(page, 'sum-valid')) === 'valid' && (await text(page, 'sum-peak')) === '384 MiB' && !(await visible(page, 'error')));
+
+  await page.evaluate(() => window.memplanDebug.panicPage('boom in the page'));
+  const shown = await text(page, 'error');
+  check('a panic in the page\'s wasm is shown as an error', (await visible(page, 'error')) && /hit a bug: .*boom in the page/.test(shown), shown);
+  const before = await page.evaluate(() => document.getElementById('time-address').toDataURL());
+  await page.locator('#strategy').selectOption('naive');
+  await settled(page);
+  const after = await page.evaluate(() => document.getElementById('time-address').toDataURL());
+  check('after a panic in the page it still plans and draws', (await text(page, 'sum-peak')) === '896 MiB' && after !== before && !(await visible(page, 'error')));
+  await page.locator('#strategy').selectOption('greedy-size');
+  await settled(page);
+}
+
 withBrowser(async (context, url) => {
   const problems = [];
   const page = context.pages()[0] ?? await context.newPage();
@@ -168,8 +190,10 @@ withBrowser(async (context, url) => {
   await svgDocument(context, svg);
   await errors(page);
   await npu(page);
+  await panics(page);
   const share = await page.evaluate(() => location.href);
   check('the URL carries no hostile markup', !share.includes('<') && !share.includes('>'), share);
-  const real = problems.filter((p) => !p.includes('cycle'));
+  // the panics of panics() are logged by the panic hook, on purpose
+  const real = problems.filter((p) => !p.includes('cycle') && !/boom in the (worker|page)/.test(p));
   check('no page errors', real.length === 0, real.join('; '));
 });
