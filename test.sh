@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: Rust unit, integration and property tests; the benchmark over the
-# shared corpus (it fails if any plan fails the checker); the wasm build; the
-# real-browser test of the page in headless Chromium.
+# shared corpus (it fails if any plan fails the checker); the wasm build and the
+# wasm API tests; the real-browser tests of the page in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -13,6 +13,9 @@ cargo run --release --quiet -- bench
 
 echo "== wasm build"
 ./build.sh
+
+echo "== wasm API tests (wasm-bindgen-test in Node)"
+cargo test --release --lib --target wasm32-unknown-unknown
 
 echo "== browser test"
 if [ ! -d node_modules/playwright-core ]; then

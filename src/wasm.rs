@@ -12,6 +12,8 @@ mod draw;
 mod npu;
 mod npu_draw;
 mod teach;
+#[cfg(test)]
+mod tests;
 
 use crate::formats::{self, format_size};
 use crate::render::{Raster, View, Window};
@@ -221,7 +223,11 @@ impl Session {
         let options: PlanOptions = if options.is_undefined() || options.is_null() {
             PlanOptions::default()
         } else {
-            serde_wasm_bindgen::from_value(options).map_err(js_error)?
+            // through JSON text, so that a misspelt option is an error, not ignored
+            let text = js_sys::JSON::stringify(&options)
+                .map_err(|_| JsError::new("plan options must be a plain object"))?;
+            serde_json::from_str(&String::from(text))
+                .map_err(|e| JsError::new(&format!("plan options: {e}")))?
         };
         let size = |what: &str, text: &Option<String>| match text.as_deref().map(str::trim) {
             None | Some("") => Ok(None),
