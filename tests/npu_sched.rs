@@ -23,6 +23,9 @@ const CASES: [(&str, u64); 5] = [
     ("Conv_Case0", 6912),
 ];
 
+/// Cases whose best published Problem 1 peak `best` already matches.
+const P1_MATCHED: [&str; 3] = ["Matmul_Case0", "Matmul_Case1", "FlashAttention_Case0"];
+
 /// Best published Problem 2 movement and Problem 3 makespan that `best` already
 /// matches or beats (the others are not reached yet).
 const BEATEN: [(&str, u64, u64); 3] = [
@@ -46,12 +49,15 @@ fn problem1_is_valid_and_near_the_best_published_peak() {
             report.p1_peak, s.p1_peak,
             "{name}: checker and scheduler disagree"
         );
-        // within 10% of the best published schedule
+        // within 10% of the best published schedule, at it where we reach it
         assert!(
             s.p1_peak * 10 <= best * 11,
             "{name}: peak {} vs published {best}",
             s.p1_peak
         );
+        if P1_MATCHED.contains(&name) {
+            assert!(s.p1_peak <= best, "{name}: peak {} above {best}", s.p1_peak);
+        }
         eprintln!(
             "{name}: problem 1 peak {} (published best {best}) by {}",
             s.p1_peak, s.recipe

@@ -7,6 +7,7 @@ pub mod case;
 mod deps;
 pub mod export;
 pub mod pipes;
+mod reorder;
 pub mod schedule;
 pub mod solve;
 pub mod spill;

@@ -285,7 +285,7 @@ impl<'a> Tasks<'a> {
 
 /// Data moved replaying `seq` with furthest-next-use eviction at `capacity`; a
 /// buffer leaves for good after its last access.
-fn replay(case: &Case, capacity: &[u64], seq: &[u32], scratch: &mut Scratch) -> u64 {
+pub(super) fn replay(case: &Case, capacity: &[u64], seq: &[u32], scratch: &mut Scratch) -> u64 {
     let Scratch {
         next,
         later,
@@ -340,7 +340,7 @@ fn replay(case: &Case, capacity: &[u64], seq: &[u32], scratch: &mut Scratch) -> 
 const NOT_RESIDENT: u32 = u32::MAX;
 
 /// Working memory of [`replay`], kept between calls.
-struct Scratch {
+pub(super) struct Scratch {
     next: Vec<u32>,
     /// Per buffer: the next access while walking backwards.
     later: Vec<u32>,
@@ -352,7 +352,7 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn new(case: &Case) -> Scratch {
+    pub(super) fn new(case: &Case) -> Scratch {
         let buffers = case.buffers.len();
         Scratch {
             next: Vec::new(),
@@ -365,7 +365,7 @@ impl Scratch {
 }
 
 /// A small deterministic random sequence (xorshift64).
-struct XorShift(u64);
+pub(super) struct XorShift(pub(super) u64);
 
 impl XorShift {
     fn next(&mut self) -> u64 {
@@ -375,11 +375,11 @@ impl XorShift {
         self.0
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 
-    fn unit(&mut self) -> f64 {
+    pub(super) fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
