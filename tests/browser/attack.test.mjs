@@ -5,7 +5,7 @@
 // node tests/browser/attack.test.mjs (after ./build.sh).
 
 import { readFileSync } from 'node:fs';
-import { check, clickAt, scanTooltips, settled, text, visible, watch, withBrowser } from './harness.mjs';
+import { check, clickAt, scanTooltips, settled, text, visible, withBrowser, openPage } from './harness.mjs';
 
 const IMG = '<img src=x onerror=window.__pwned=1>';
 const SCRIPT = '<script>window.__pwned=2</script>';
@@ -181,11 +181,7 @@ async function panics(page) {
 }
 
 withBrowser(async (context, url) => {
-  const problems = [];
-  const page = context.pages()[0] ?? await context.newPage();
-  watch(page, problems);
-  await page.goto(url);
-  await settled(page);
+  const { page, problems } = await openPage(context, url);
   const svg = await graph(page);
   await svgDocument(context, svg);
   await errors(page);

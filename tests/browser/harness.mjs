@@ -49,6 +49,26 @@ export async function withBrowser(body, options = {}) {
   process.exit(results.failed === 0 ? 0 : 1);
 }
 
+/** The first page of `context`, watched for errors (collected in the returned `problems`), opened at `url` and settled. */
+export async function openPage(context, url) {
+  const problems = [];
+  const page = context.pages()[0] ?? await context.newPage();
+  watch(page, problems);
+  await page.goto(url);
+  await settled(page);
+  return { page, problems };
+}
+
+/** A graph whose first tensor's name is an `<img onerror>` that sets `window.pwned`. */
+export const HOSTILE_GRAPH = JSON.stringify({
+  name: 'hostile',
+  tensors: [{ name: '<img src=x onerror="window.pwned=1">', size: '4KiB' }, { name: 'out', size: '4KiB' }],
+  ops: [
+    { name: 'make', type: 'Const', inputs: [], outputs: ['<img src=x onerror="window.pwned=1">'] },
+    { name: 'use', type: 'Relu', inputs: ['<img src=x onerror="window.pwned=1">'], outputs: ['out'] },
+  ],
+});
+
 /** Collects console errors and page errors of `page` into `problems`. */
 export function watch(page, problems) {
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });

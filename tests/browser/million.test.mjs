@@ -5,7 +5,7 @@
 // asserted beyond the page answering while the worker plans.
 
 import { bigCsv } from './big.mjs';
-import { canvasInk, check, settled, text, visible, watch, withBrowser } from './harness.mjs';
+import { canvasInk, check, settled, text, visible, withBrowser, openPage } from './harness.mjs';
 
 const TENSORS = 1000000;
 const CHART = 'time-address';
@@ -61,11 +61,7 @@ async function plan(page, csv) {
 }
 
 withBrowser(async (context, url) => {
-  const problems = [];
-  const page = context.pages()[0] ?? await context.newPage();
-  watch(page, problems);
-  await page.goto(url);
-  await settled(page);
+  const { page, problems } = await openPage(context, url);
   const csv = Buffer.from(bigCsv(TENSORS, 3));
   await cancel(page, csv);
   await plan(page, csv);

@@ -3,7 +3,7 @@
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, canvasInk, check, text, visible, watch, withBrowser } from './harness.mjs';
+import { ROOT, canvasInk, check, text, visible, watch, withBrowser, HOSTILE_GRAPH } from './harness.mjs';
 
 const LOOP = JSON.stringify({
   name: 'loop',
@@ -14,14 +14,6 @@ const LOOP = JSON.stringify({
   ],
 });
 
-const HOSTILE = JSON.stringify({
-  name: 'hostile',
-  tensors: [{ name: '<img src=x onerror="window.pwned=1">', size: '4KiB' }, { name: 'out', size: '4KiB' }],
-  ops: [
-    { name: 'make', type: 'Const', inputs: [], outputs: ['<img src=x onerror="window.pwned=1">'] },
-    { name: 'use', type: 'Relu', inputs: ['<img src=x onerror="window.pwned=1">'], outputs: ['out'] },
-  ],
-});
 
 /** Waits until the planning worker has answered and the page is not busy. */
 const idle = (page) => page.waitForSelector('body:not([data-busy])');
@@ -165,7 +157,7 @@ async function otherFiles(page) {
   await pick(page, 'tiny.csv', 'id,lower,upper,size\n0,0,3,100\n1,2,5,200\n2,4,8,50\n', 'text/csv');
   const csv = `${await text(page, 'graph-name')} ${await text(page, 'sum-peak')} ${await text(page, 'error')}`;
   check('MiniMalloc CSV loads', csv.startsWith('tiny 300 B'), csv);
-  await pick(page, 'hostile.json', HOSTILE);
+  await pick(page, 'hostile.json', HOSTILE_GRAPH);
   const hostile = `${await text(page, 'graph-name')} ${await text(page, 'error')}`;
   check('hostile names load', hostile.startsWith('hostile '), hostile);
   const found = await scanTooltips(page);

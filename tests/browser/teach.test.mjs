@@ -7,17 +7,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, canvasInk, check, settled, text, watch, withBrowser } from './harness.mjs';
+import { ROOT, canvasInk, check, settled, text, watch, withBrowser, HOSTILE_GRAPH } from './harness.mjs';
 
 const SEED = 'examples/transformer_layer.json';
-const HOSTILE = JSON.stringify({
-  name: 'hostile',
-  tensors: [{ name: '<img src=x onerror="window.pwned=1">', size: '4KiB' }, { name: 'out', size: '4KiB' }],
-  ops: [
-    { name: 'make', type: 'Const', inputs: [], outputs: ['<img src=x onerror="window.pwned=1">'] },
-    { name: 'use', type: 'Relu', inputs: ['<img src=x onerror="window.pwned=1">'], outputs: ['out'] },
-  ],
-});
 
 /** The CLI's plan of `file` with `strategy`, as its JSON report. */
 function nativePlan(file, strategy) {
@@ -211,7 +203,7 @@ async function large(page, url) {
 async function hostile(page, url) {
   await page.goto(`${url}?view=learn`);
   await settled(page);
-  await page.locator('#file').setInputFiles({ name: 'hostile.json', mimeType: 'application/json', buffer: Buffer.from(HOSTILE) });
+  await page.locator('#file').setInputFiles({ name: 'hostile.json', mimeType: 'application/json', buffer: Buffer.from(HOSTILE_GRAPH) });
   await page.waitForFunction(() => document.getElementById('learn-title').textContent.includes('runs make'));
   const words = await explanation(page);
   check('a hostile name appears as text in the words', words.includes('<img src=x onerror="window.pwned=1">'), words);
