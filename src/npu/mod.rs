@@ -8,6 +8,7 @@ mod deps;
 pub mod export;
 pub mod pipes;
 mod reorder;
+mod respill;
 pub mod schedule;
 pub mod solve;
 pub mod spill;

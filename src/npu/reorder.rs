@@ -140,8 +140,13 @@ impl<'a> OpOrder<'a> {
         out
     }
 
+    /// Number of ops in the order.
+    pub fn op_count(&self) -> usize {
+        self.ops.len()
+    }
+
     /// Slides the block `[a, b)` so it starts at `to`, if no dependency forbids it.
-    fn slide(&mut self, a: usize, b: usize, to: usize) -> bool {
+    pub fn slide(&mut self, a: usize, b: usize, to: usize) -> bool {
         self.work += (b - a) as u64;
         let block = &self.ops[a..b];
         let ok = if to > a {
@@ -176,7 +181,7 @@ impl<'a> OpOrder<'a> {
     }
 
     /// Undoes `slide(a, b, to)`.
-    fn unslide(&mut self, a: usize, b: usize, to: usize) {
+    pub fn unslide(&mut self, a: usize, b: usize, to: usize) {
         let len = b - a;
         let (lo, hi) = if to > a {
             self.ops[a..to + len].rotate_right(len);
@@ -273,7 +278,7 @@ impl<'a> OpOrder<'a> {
 }
 
 /// A block `[a, a + len)` and where it should start, near `hot` when given.
-fn pick_move(rng: &mut XorShift, n: usize, hot: Option<u32>) -> (usize, usize, usize) {
+pub(super) fn pick_move(rng: &mut XorShift, n: usize, hot: Option<u32>) -> (usize, usize, usize) {
     let len = 1 + rng.below(BLOCK.min(n - 1)).min(rng.below(BLOCK.min(n - 1)));
     let a = match hot {
         Some(h) if rng.below(2) == 0 => {

@@ -9,7 +9,9 @@
 //! - Problem 2, `best`: a portfolio of orders (depth-first, the Problem 1
 //!   schedules, capacity-aware list schedules with three look-ahead depths, and the
 //!   task orders annealed against a spill model, `tasks.rs`), fit rules and victim
-//!   rules; the least extra data movement wins, then the shorter makespan.
+//!   rules; the least-movement plans are then improved by block moves of their ops
+//!   judged by the allocator itself (`respill.rs`); the least extra data movement
+//!   wins, then the shorter makespan.
 //! - Problem 3: the same portfolio, each plan re-sequenced for the pipes
 //!   (`tighten.rs`); the shortest makespan among plans whose movement is within 2%
 //!   of the least.
@@ -17,6 +19,7 @@
 use super::case::Case;
 use super::pipes::{simulate, Timing};
 use super::reorder::OpOrder;
+use super::respill;
 use super::schedule::{list_schedule, residency_peak, Priority};
 use super::spill::{place, Fit, NpuPlan, SpillOptions, Victim};
 use super::tasks::Tasks;
@@ -223,7 +226,83 @@ fn task_orders(case: &Case) -> Vec<(Vec<u32>, String)> {
         .collect()
 }
 
+/// Nodes the allocator may place in the order search of each case (a few seconds),
+/// and how many of the least-movement plans it starts from; the best plan found
+/// then gets one more share of the budget. Cases of more than `RESPILL_NODES` nodes
+/// get a budget shrunk in proportion (each evaluation costs more and helps less).
+const RESPILL_WORK: u64 = 60_000_000;
+const RESPILL_NODES: u64 = 8_000;
+const RESPILL_STARTS: usize = 3;
+
+/// The least-movement plans of the portfolio (one per order and movement) improved
+/// by block moves judged by the allocator itself (`respill.rs`), then the best of
+/// them improved again.
+fn searched(
+    case: &Case,
+    orders: &[(Vec<u32>, String)],
+    rules: &[(SpillOptions, &str)],
+    seeds: &mut [(u64, usize, usize)],
+) -> Vec<(NpuPlan, Timing, String)> {
+    seeds.sort_unstable();
+    let mut starts: Vec<(u64, usize, usize)> = Vec::new();
+    for &s in seeds.iter() {
+        if starts.len() < RESPILL_STARTS && starts.iter().all(|t| t.1 != s.1 || t.0 != s.0) {
+            starts.push(s);
+        }
+    }
+    let nodes = case.nodes.len() as u64;
+    let work = RESPILL_WORK / nodes.div_ceil(RESPILL_NODES).max(1);
+    let each = work / (RESPILL_STARTS as u64 + 1);
+    let mut out: Vec<(NpuPlan, Timing, String)> = Vec::new();
+    // (movement, order, rule, schedule) of the best start after its search
+    let mut best: Option<(u64, usize, usize, Vec<u32>)> = None;
+    for (seed, &(moved, k, r)) in (1u64..).zip(&starts) {
+        let plan = respill::improve(case, &orders[k].0, rules[r].0, each, seed);
+        let (moved, schedule) = plan
+            .as_ref()
+            .map_or((moved, &orders[k].0), |p| (p.extra_movement(), &p.schedule));
+        if best.as_ref().is_none_or(|b| moved < b.0) {
+            best = Some((moved, k, r, schedule.clone()));
+        }
+        if let Some(plan) = plan {
+            let timing = simulate(case, &plan);
+            let recipe = format!(
+                "{}, {}, searched against the allocator",
+                orders[k].1, rules[r].1
+            );
+            out.push((plan, timing, recipe));
+        }
+    }
+    if let Some((_, k, r, schedule)) = best {
+        let seed = RESPILL_STARTS as u64 + 1;
+        if let Some(plan) = respill::improve(case, &schedule, rules[r].0, each, seed) {
+            let timing = simulate(case, &plan);
+            let recipe = format!(
+                "{}, {}, searched twice against the allocator",
+                orders[k].1, rules[r].1
+            );
+            out.push((plan, timing, recipe));
+        }
+    }
+    out
+}
+
+/// Problems 2 and 3 with one portfolio: the same plans as `solve(case, 2, method)`
+/// and `solve(case, 3, method)`, computed once.
+pub fn solve_placed(case: &Case, method: Method) -> Result<(Solution, Solution), Error> {
+    let found = portfolio(case, method)?;
+    Ok((
+        pick(case, 2, method, found.clone()),
+        pick(case, 3, method, found),
+    ))
+}
+
 fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
+    Ok(pick(case, problem, method, portfolio(case, method)?))
+}
+
+/// Every plan of the portfolio of `method`, with its timing and recipe.
+fn portfolio(case: &Case, method: Method) -> Result<Vec<(NpuPlan, Timing, String)>, Error> {
     let mut orders = vec![(dfs_order(case), "dfs order".to_string())];
     let mut rules = vec![(
         SpillOptions {
@@ -286,10 +365,13 @@ fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
     }
     let mut found: Vec<(NpuPlan, Timing, String)> = Vec::new();
     let mut last_error = None;
-    for (order, oname) in &orders {
-        for (opts, rname) in &rules {
+    // (movement, order, rule) of every plan, for the search below
+    let mut seeds: Vec<(u64, usize, usize)> = Vec::new();
+    for (k, (order, oname)) in orders.iter().enumerate() {
+        for (r, (opts, rname)) in rules.iter().enumerate() {
             match place(case, order, *opts) {
                 Ok(plan) => {
+                    seeds.push((plan.extra_movement(), k, r));
                     let timing = simulate(case, &plan);
                     found.push((plan, timing, format!("{oname}, {rname}")));
                 }
@@ -297,11 +379,27 @@ fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
             }
         }
     }
+    if method == Method::Best {
+        found.extend(searched(case, &orders, &rules, &mut seeds));
+    }
+    match last_error {
+        Some(e) if found.is_empty() => Err(e),
+        _ => Ok(found),
+    }
+}
+
+/// The plan of `found` (not empty) that answers `problem`.
+fn pick(
+    case: &Case,
+    problem: u8,
+    method: Method,
+    mut found: Vec<(NpuPlan, Timing, String)>,
+) -> Solution {
     let least = found
         .iter()
         .map(|(p, _, _)| p.extra_movement())
         .min()
-        .ok_or_else(|| last_error.expect("at least one attempt"))?;
+        .expect("the portfolio found a plan");
     let limit = if problem == 3 {
         least + least / 50
     } else {
@@ -337,12 +435,12 @@ fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
         .filter(|&n| (n as usize) < case.nodes.len())
         .collect();
     let p1_peak = residency_peak(case, &original);
-    Ok(Solution {
+    Solution {
         problem,
         method,
         recipe,
         plan,
         p1_peak,
         timing: Some(timing),
-    })
+    }
 }

@@ -1,0 +1,74 @@
+//! Problem 2: op orders searched against the allocator itself.
+//!
+//! The spill models of `cache.rs` and `tasks.rs` rank orders cheaply but do not
+//! always agree with the allocator (fragmentation, the victim rules). Here every
+//! move is judged by [`place`] on the whole order: a block of ops slides earlier
+//! or later past ops it does not depend on (`reorder.rs`, so every order stays
+//! topological), and the move is kept when the extra data movement does not rise,
+//! so the search walks plateaus of equal movement. Half of the blocks are picked
+//! near a spill of the current plan. The budget counts nodes placed, so the result
+//! does not depend on the machine.
+
+use super::case::{Case, Node};
+use super::reorder::{pick_move, OpOrder};
+use super::spill::{place, NpuPlan, SpillOptions};
+use super::tasks::XorShift;
+
+/// `start` (a topological order of all nodes) improved by block moves of its ops
+/// under the rules `opts`, until `budget` nodes have been placed: the plan of the
+/// least movement found, `None` when no order moves less than `start`'s own.
+pub fn improve(
+    case: &Case,
+    start: &[u32],
+    opts: SpillOptions,
+    budget: u64,
+    seed: u64,
+) -> Option<NpuPlan> {
+    let mut search = OpOrder::new(case, start);
+    let n = search.op_count();
+    let mut plan = place(case, &search.order(), opts).ok()?;
+    let first = plan.extra_movement();
+    if n < 2 || first == 0 {
+        return None;
+    }
+    let mut rng = XorShift(seed | 1);
+    let mut hot = spill_ops(case, &plan);
+    let mut work = 0u64;
+    let mut best: Option<NpuPlan> = None;
+    while work < budget {
+        work += 1;
+        let near = (!hot.is_empty()).then(|| hot[rng.below(hot.len())]);
+        let (a, len, to) = pick_move(&mut rng, n, near);
+        if to == a || !search.slide(a, a + len, to) {
+            continue;
+        }
+        let order = search.order();
+        work += order.len() as u64;
+        match place(case, &order, opts) {
+            Ok(next) if next.extra_movement() <= plan.extra_movement() => {
+                if next.extra_movement() < best.as_ref().map_or(first, |b| b.extra_movement()) {
+                    best = Some(next.clone());
+                }
+                hot = spill_ops(case, &next);
+                plan = next;
+            }
+            _ => search.unslide(a, a + len, to),
+        }
+    }
+    best
+}
+
+/// Op positions (counted in ops) at which the plan spills a buffer out or in.
+fn spill_ops(case: &Case, plan: &NpuPlan) -> Vec<u32> {
+    let n = case.nodes.len();
+    let mut ops = 0u32;
+    let mut out = Vec::with_capacity(2 * plan.spills.len());
+    for &id in &plan.schedule {
+        if (id as usize) >= n {
+            out.push(ops);
+        } else if matches!(case.nodes[id as usize], Node::Op(_)) {
+            ops += 1;
+        }
+    }
+    out
+}
