@@ -366,11 +366,29 @@ impl Bounds {
     /// `corners` (data units, any order) cut to these bounds, or `None` when
     /// nothing of them is inside.
     fn clip(&self, [(xa, ya), (xb, yb)]: [(f64, f64); 2]) -> Option<[(f64, f64); 2]> {
-        let left = xa.min(xb).max(self.x.0);
-        let right = xa.max(xb).min(self.x.1);
-        let low = ya.min(yb).max(self.y.0);
-        let high = ya.max(yb).min(self.y.1);
+        let left = greater(lesser(xa, xb), self.x.0);
+        let right = lesser(greater(xa, xb), self.x.1);
+        let low = greater(lesser(ya, yb), self.y.0);
+        let high = lesser(greater(ya, yb), self.y.1);
         (left < right && low < high).then_some([(left, low), (right, high)])
+    }
+}
+
+// `f64::min` and `max` treat NaN apart, which wasm has no instruction for: each is a
+// call there, in the loop over every box. Coordinates are never NaN.
+fn lesser(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+fn greater(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
     }
 }
 
