@@ -317,3 +317,54 @@ fn names_stay_text_in_svg() {
     assert!(!svg.contains("<script>") && !svg.contains("<b onclick"));
     assert!(svg.contains("&lt;script&gt;"));
 }
+
+/// Every line of `svg`, sorted: the same multiset of shapes whatever order they came in.
+fn sorted_lines(svg: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = svg.lines().collect();
+    lines.sort_unstable();
+    lines
+}
+
+#[test]
+fn a_step_index_draws_the_same_shapes_at_every_zoom() {
+    // a corpus-like instance: many short lives, some long ones, over 2,000 steps
+    let mut csv = String::from("id,lower,upper,size\n");
+    let mut state = 7u64;
+    let mut next = |n: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    for id in 0..3000 {
+        let lower = next(2000);
+        let life = if next(50) == 0 { 1 + next(900) } else { 1 + next(12) };
+        csv += &format!("{id},{lower},{},{}\n", (lower + life).min(2000), 64 + next(4096));
+    }
+    let graph = memplan::formats::read(csv.as_bytes(), None, "zoom").unwrap();
+    let plan = memplan::analyse(&graph, &Options::default())
+        .unwrap()
+        .plan(&graph, Strategy::GreedySize);
+    let index = render::StepIndex::new(&plan);
+    let windows = [
+        render::Window::FULL,
+        render::Window { x0: 0.3, x1: 0.31, y0: 0.0, y1: 1.0 },
+        render::Window { x0: 0.5, x1: 0.52, y0: 0.2, y1: 0.4 },
+        render::Window { x0: 0.0, x1: 0.004, y0: 0.0, y1: 0.3 },
+        render::Window { x0: 0.995, x1: 1.0, y0: 0.0, y1: 1.0 },
+    ];
+    for window in windows {
+        let view = View { window, ..View::default() };
+        let draw = |index: Option<&render::StepIndex>| {
+            let mut svg = String::new();
+            {
+                let root = SVGBackend::with_string(&mut svg, (900, 500)).into_drawing_area();
+                render::time_address_indexed(&root, &plan, index, &view, render::Boxes::Shapes)
+                    .unwrap();
+                root.present().unwrap();
+            }
+            svg
+        };
+        let (all, indexed) = (draw(None), draw(Some(&index)));
+        assert!(all.matches("<rect").count() > 10, "{window:?}");
+        assert_eq!(sorted_lines(&all), sorted_lines(&indexed), "{window:?}");
+    }
+}

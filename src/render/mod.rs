@@ -22,7 +22,7 @@ pub use levels::{level_chart, level_chart_with, npu_svg};
 pub use live_bytes::live_bytes;
 pub use raster::Raster;
 pub use spills::{away, spill_rows, spill_timeline, Lane, SpillLayout, SpillRow};
-pub use time_address::{time_address, time_address_with};
+pub use time_address::{time_address, time_address_indexed, time_address_with, StepIndex};
 
 use crate::plan::Plan;
 use plotters::coord::ranged1d::Ranged;

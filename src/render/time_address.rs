@@ -25,6 +25,83 @@ pub fn time_address_with<DB: DrawingBackend>(
     view: &View,
     boxes: Boxes,
 ) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
+    time_address_indexed(area, plan, None, view, boxes)
+}
+
+/// The tensors of a plan by first step, so that a chart zoomed to a few steps visits
+/// only the tensors alive near them rather than all of them. Made once per plan.
+pub struct StepIndex {
+    /// Tensors living fewer than `span` steps, by first step.
+    short: Vec<Slot>,
+    /// The others, visited at every zoom.
+    long: Vec<Slot>,
+    span: u32,
+}
+
+/// What drawing needs of a tensor, packed and in drawing order so that a loop over a
+/// million of them reads memory in sequence.
+#[derive(Clone, Copy)]
+struct Slot {
+    start: u32,
+    end: u32,
+    offset: u64,
+    size: u64,
+    pool: u32,
+    id: u32,
+    /// Position in the plan's tensors.
+    index: u32,
+}
+
+impl Slot {
+    fn of(index: usize, t: &Placement) -> Slot {
+        Slot {
+            start: t.start,
+            end: t.end,
+            offset: t.offset,
+            size: t.size,
+            pool: t.pool,
+            id: t.id,
+            index: index as u32,
+        }
+    }
+}
+
+impl StepIndex {
+    pub fn new(plan: &Plan) -> StepIndex {
+        let span = (plan.steps / 64).max(1);
+        let (mut short, long): (Vec<Slot>, Vec<Slot>) = plan
+            .tensors
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Slot::of(i, t))
+            .partition(|t| t.end.saturating_sub(t.start) < span);
+        short.sort_by_key(|t| t.start);
+        StepIndex { short, long, span }
+    }
+
+    /// The tensors that may show between steps `x0` and `x1` (some that do not, too).
+    fn around(&self, x0: f64, x1: f64) -> impl Iterator<Item = Slot> + '_ {
+        // a short tensor shows when start < x1 and end + 1 > x0, so start > x0 - span
+        let lo = (x0 - f64::from(self.span)).floor().max(0.0) as u32;
+        let hi = x1.ceil().max(0.0) as u32;
+        let from = self.short.partition_point(|t| t.start < lo);
+        let to = self.short.partition_point(|t| t.start <= hi);
+        self.short[from..to.max(from)]
+            .iter()
+            .chain(&self.long)
+            .copied()
+    }
+}
+
+/// Like [`time_address_with`]; with `index` (made from this `plan`) a zoomed chart
+/// visits only the tensors near the steps on show.
+pub fn time_address_indexed<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    plan: &Plan,
+    index: Option<&StepIndex>,
+    view: &View,
+    boxes: Boxes,
+) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
     let max = plan.peak_bytes.max(plan.lower_bound).max(1);
     let extent = Extent {
         x: (0.0, f64::from(plan.steps.max(1))),
@@ -42,7 +119,7 @@ pub fn time_address_with<DB: DrawingBackend>(
         |chart| {
             draw_boxes(
                 chart,
-                tensor_boxes(plan, bounds, unit_bytes, view),
+                tensor_boxes(plan, index, bounds, unit_bytes, view),
                 ROOMY,
                 view,
             )
@@ -50,7 +127,7 @@ pub fn time_address_with<DB: DrawingBackend>(
         |chart, raster| {
             paint_boxes(
                 chart,
-                tensor_boxes(plan, bounds, unit_bytes, view),
+                tensor_boxes(plan, index, bounds, unit_bytes, view),
                 ROOMY,
                 view,
                 raster,
@@ -60,15 +137,15 @@ pub fn time_address_with<DB: DrawingBackend>(
     let mut chosen = None;
     let pixels = Affine::of(&chart);
     let tall = f64::from(view.px(NAME_HEIGHT)) - 1.0;
-    for t in &plan.tensors {
-        let chosen_here = is_chosen(t, view);
+    for t in candidates(plan, index, bounds) {
+        let chosen_here = is_chosen(t.id, view);
         if !chosen_here && pixels.height(t.size as f64 / unit_bytes) < tall {
             continue;
         }
         let Some(c) = bounds.clip(corners(t, unit_bytes)) else {
             continue;
         };
-        name_inside(&chart, t, c, view)?;
+        name_inside(&chart, &plan.tensors[t.index as usize], c, view)?;
         if chosen_here {
             chosen = Some(c);
         }
@@ -95,7 +172,7 @@ pub fn time_address_with<DB: DrawingBackend>(
 }
 
 /// The data corners of tensor `t`'s rectangle.
-fn corners(t: &Placement, unit_bytes: f64) -> [(f64, f64); 2] {
+fn corners(t: Slot, unit_bytes: f64) -> [(f64, f64); 2] {
     [
         (f64::from(t.start), t.offset as f64 / unit_bytes),
         (
@@ -105,25 +182,37 @@ fn corners(t: &Placement, unit_bytes: f64) -> [(f64, f64); 2] {
     ]
 }
 
+/// The tensors of `plan` that may be inside `bounds`: all, or those `index` finds.
+fn candidates<'p>(
+    plan: &'p Plan,
+    index: Option<&'p StepIndex>,
+    bounds: Bounds,
+) -> Box<dyn Iterator<Item = Slot> + 'p> {
+    match index {
+        Some(index) => Box::new(index.around(bounds.x.0, bounds.x.1)),
+        None => Box::new(plan.tensors.iter().enumerate().map(|(i, t)| Slot::of(i, t))),
+    }
+}
+
 /// The tensors of `plan` inside `bounds`, each with its corners cut to them.
-fn shown(
-    plan: &Plan,
+fn shown<'p>(
+    plan: &'p Plan,
+    index: Option<&'p StepIndex>,
     bounds: Bounds,
     unit_bytes: f64,
-) -> impl Iterator<Item = (&Placement, [(f64, f64); 2])> {
-    plan.tensors
-        .iter()
+) -> impl Iterator<Item = (Slot, [(f64, f64); 2])> + 'p {
+    candidates(plan, index, bounds)
         .filter_map(move |t| bounds.clip(corners(t, unit_bytes)).map(|c| (t, c)))
 }
 
-fn is_chosen(t: &Placement, view: &View) -> bool {
-    view.highlight == Some(u64::from(t.id))
+fn is_chosen(id: u32, view: &View) -> bool {
+    view.highlight == Some(u64::from(id))
 }
 
 /// How opaque tensor `t` is drawn: the highlighted one fully, the others fade.
-fn alpha(t: &Placement, view: &View) -> f64 {
+fn alpha(t: Slot, view: &View) -> f64 {
     match view.highlight {
-        _ if is_chosen(t, view) => 1.0,
+        _ if is_chosen(t.id, view) => 1.0,
         Some(_) => 0.45,
         None => 0.9,
     }
@@ -138,11 +227,13 @@ const ROOMY: f64 = 6.0;
 /// The boxes of the tensors in `bounds`: pool colour, faded unless chosen.
 fn tensor_boxes<'p>(
     plan: &'p Plan,
+    index: Option<&'p StepIndex>,
     bounds: Bounds,
     unit_bytes: f64,
     view: &'p View,
 ) -> impl Iterator<Item = (RGBColor, f64, [(f64, f64); 2])> + 'p {
-    shown(plan, bounds, unit_bytes).map(move |(t, c)| (pool_colour(t.pool), alpha(t, view), c))
+    shown(plan, index, bounds, unit_bytes)
+        .map(move |(t, c)| (pool_colour(t.pool), alpha(t, view), c))
 }
 
 /// Writes the tensor's name inside its rectangle when it fits.

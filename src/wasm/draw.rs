@@ -3,7 +3,7 @@
 
 use super::{canvas_area, js_error, slot_index, to_js, view, with_raster};
 use crate::plan::Plan;
-use crate::render::{self, Boxes, Raster};
+use crate::render::{self, Boxes, Raster, StepIndex};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -25,6 +25,8 @@ struct Report {
 #[wasm_bindgen]
 pub struct Drawing {
     reports: [Option<Report>; 2],
+    /// Each report's tensors by first step, for zoomed redraws.
+    indexes: [Option<StepIndex>; 2],
     raster: Raster,
 }
 
@@ -40,6 +42,7 @@ impl Drawing {
     pub fn new() -> Drawing {
         Drawing {
             reports: [None, None],
+            indexes: [None, None],
             raster: Raster::new(),
         }
     }
@@ -48,13 +51,17 @@ impl Drawing {
     #[wasm_bindgen(js_name = setReport)]
     pub fn set_report(&mut self, slot: u8, json: &str) -> Result<(), JsError> {
         let slot = slot_index(Some(slot))?;
-        self.reports[slot] = Some(serde_json::from_str(json).map_err(js_error)?);
+        let report: Report = serde_json::from_str(json).map_err(js_error)?;
+        self.indexes[slot] = Some(StepIndex::new(&report.plan));
+        self.reports[slot] = Some(report);
         Ok(())
     }
 
     /// Forgets the plan in `slot`.
     pub fn clear(&mut self, slot: u8) -> Result<(), JsError> {
-        self.reports[slot_index(Some(slot))?] = None;
+        let slot = slot_index(Some(slot))?;
+        self.reports[slot] = None;
+        self.indexes[slot] = None;
         Ok(())
     }
 
@@ -71,10 +78,12 @@ impl Drawing {
         slot: Option<u8>,
     ) -> Result<JsValue, JsError> {
         let plan = &report(&self.reports, slot)?.plan;
+        let index = self.indexes[slot_index(slot)?].as_ref();
         let view = view(scale, highlight.map(u64::from), window)?;
         self.raster.reset((canvas.width(), canvas.height()), WHITE);
         let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
-            render::time_address_with(root, plan, &view, Boxes::Raster(raster, put))
+            let boxes = Boxes::Raster(raster, put);
+            render::time_address_indexed(root, plan, index, &view, boxes)
         })?;
         to_js(&frame)
     }
