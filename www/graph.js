@@ -29,6 +29,35 @@ const summary = {
   violations: $('violations'),
 };
 
+const legend = $('colour-legend');
+
+/** Colours the time-by-address boxes by pool or, with `by` = `op`, by the type of the op that makes each tensor (graph inputs apart), with a legend in the palette's colours. */
+export function applyColouring(state, by, paletteColour) {
+  if (!state.drawing || !state.info) return;
+  if (by !== 'op') {
+    state.drawing.setColourKeys(undefined);
+    legend.hidden = true;
+    return;
+  }
+  const kinds = new Map();
+  const keys = new Uint32Array(state.info.tensors);
+  state.info.producer.forEach((op, id) => {
+    const kind = op === null ? 'graph input' : (state.info.ops[op].kind || 'untyped op');
+    if (!kinds.has(kind)) kinds.set(kind, kinds.size);
+    keys[id] = kinds.get(kind);
+  });
+  state.drawing.setColourKeys(keys);
+  legend.replaceChildren(...[...kinds].map(([kind, k]) => {
+    const item = document.createElement('li');
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.style.background = paletteColour(k);
+    item.append(swatch, kind);
+    return item;
+  }));
+  legend.hidden = false;
+}
+
 /** Registers the graph charts, drawn by `state.drawing`. */
 export function registerCharts(state, formatSize) {
   retain((id) => id === timeCanvas.id || id === liveCanvas.id || id.startsWith('compare-'));

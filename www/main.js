@@ -18,6 +18,7 @@ const alignInput = $('align');
 const budgetInput = $('budget');
 const clockBox = $('wall-clock');
 const capacityInput = $('capacity');
+const colourSelect = $('colour-by');
 const strategyAbout = $('strategy-about');
 const problemSelect = $('problem');
 const methodSelect = $('method');
@@ -79,7 +80,10 @@ async function load(bytes, name, origin, options = {}) {
   applyOptions(options);
   setMode(state.mode);
   if (state.mode === 'npu') npu.setupCase(state, options.caps);
-  else graph.registerCharts(state, wasm.formatSize);
+  else {
+    graph.registerCharts(state, wasm.formatSize);
+    graph.applyColouring(state, colourSelect.value, wasm.paletteColour);
+  }
   graphName.textContent = state.info.name;
   graphSource.textContent = origin.label;
   markExample(origin.example ?? null);
@@ -102,8 +106,9 @@ function applyOptions(options) {
   set(npuCompareSelect, options.compare);
   if (options.align !== undefined) alignInput.value = options.align;
   if (options.budget !== undefined && /^\d+$/.test(options.budget)) budgetInput.value = options.budget;
-  clockBox.checked = options.clock === '1';
+  if (options.clock !== undefined) clockBox.checked = options.clock === '1';
   if (options.capacity !== undefined) capacityInput.value = options.capacity;
+  if (options.colour !== undefined) colourSelect.value = options.colour === 'op' ? 'op' : 'pool';
   showStrategyAbout();
 }
 
@@ -228,6 +233,7 @@ function currentView() {
     if (budgetMs() !== 50) view.budget = `${budgetMs()}`;
     if (clockBox.checked) view.clock = '1';
     if (capacityInput.value.trim() !== '') view.capacity = capacityInput.value.trim();
+    if (colourSelect.value === 'op') view.colour = 'op';
   }
   Object.assign(view, teach.viewParams());
   if (state.selected !== null) view.select = state.selected;
@@ -409,6 +415,11 @@ async function setup() {
   budgetInput.addEventListener('change', () => replan());
   clockBox.addEventListener('change', () => replan());
   capacityInput.addEventListener('change', () => replan());
+  colourSelect.addEventListener('change', () => {
+    graph.applyColouring(state, colourSelect.value, wasm.paletteColour);
+    charts.redraw();
+    remember();
+  });
   for (const control of [problemSelect, methodSelect, npuCompareSelect]) control.addEventListener('change', () => replan());
   capacityBox.addEventListener('input', debounced(() => replan(), 250));
   galleryBox.addEventListener('click', (e) => {

@@ -1,6 +1,6 @@
 // The view in the URL: which example or file, which options, what is selected.
 
-const KEYS = ['example', 'src', 'strategy', 'compare', 'align', 'budget', 'clock', 'capacity', 'problem', 'method', 'caps', 'select', 'view', 'stage', 'step'];
+const KEYS = ['example', 'src', 'strategy', 'compare', 'align', 'budget', 'clock', 'capacity', 'colour', 'problem', 'method', 'caps', 'select', 'view', 'stage', 'step'];
 
 /** The view a query string asks for; absent keys are left out. */
 export function readView(search) {

@@ -178,6 +178,12 @@ fn pool_colour(pool: u32) -> RGBColor {
     PALETTE[pool as usize % PALETTE.len()]
 }
 
+/// Palette entry `k` (pools and other keys cycle through it) as `#rrggbb`.
+pub fn palette_hex(k: u32) -> String {
+    let RGBColor(r, g, b) = pool_colour(k);
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
 /// A byte unit for an axis reaching `max` bytes: its name and size.
 fn unit_for(max: u64) -> (&'static str, u64) {
     const UNITS: [(&str, u64); 4] = [

@@ -46,6 +46,7 @@ struct Slot {
     end: u32,
     offset: u64,
     size: u64,
+    /// Colour number: the pool, or another key the index was made with.
     pool: u32,
     id: u32,
     /// Position in the plan's tensors.
@@ -67,13 +68,22 @@ impl Slot {
 }
 
 impl StepIndex {
+    /// The index of `plan`, tensors coloured by pool.
     pub fn new(plan: &Plan) -> StepIndex {
+        StepIndex::coloured(plan, |t| t.pool)
+    }
+
+    /// The index of `plan`, each tensor coloured by the palette entry `colour` gives.
+    pub fn coloured(plan: &Plan, colour: impl Fn(&Placement) -> u32) -> StepIndex {
         let span = (plan.steps / 64).max(1);
         let (mut short, long): (Vec<Slot>, Vec<Slot>) = plan
             .tensors
             .iter()
             .enumerate()
-            .map(|(i, t)| Slot::of(i, t))
+            .map(|(i, t)| Slot {
+                pool: colour(t),
+                ..Slot::of(i, t)
+            })
             .partition(|t| t.end.saturating_sub(t.start) < span);
         short.sort_by_key(|t| t.start);
         StepIndex { short, long, span }

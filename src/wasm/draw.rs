@@ -21,12 +21,33 @@ struct Report {
     capacity: Option<u64>,
 }
 
+impl Drawing {
+    /// The step index of `plan` under the current colour keys; a tensor without a
+    /// key keeps its pool's colour.
+    fn index(&self, plan: &Plan) -> StepIndex {
+        match &self.keys {
+            Some(keys) => StepIndex::coloured(plan, |t| {
+                keys.get(t.id as usize).copied().unwrap_or(t.pool)
+            }),
+            None => StepIndex::new(plan),
+        }
+    }
+}
+
+/// Palette entry `k` as `#rrggbb`, for legends beside the charts.
+#[wasm_bindgen(js_name = paletteColour)]
+pub fn palette_colour(k: u32) -> String {
+    render::palette_hex(k)
+}
+
 /// The plans on show: the main view's (slot 0) and the comparison's (slot 1).
 #[wasm_bindgen]
 pub struct Drawing {
     reports: [Option<Report>; 2],
     /// Each report's tensors by first step, for zoomed redraws.
     indexes: [Option<StepIndex>; 2],
+    /// Colour key per tensor id instead of the pool (e.g. the producer's op type).
+    keys: Option<Vec<u32>>,
     raster: Raster,
 }
 
@@ -43,6 +64,7 @@ impl Drawing {
         Drawing {
             reports: [None, None],
             indexes: [None, None],
+            keys: None,
             raster: Raster::new(),
         }
     }
@@ -52,9 +74,21 @@ impl Drawing {
     pub fn set_report(&mut self, slot: u8, json: &str) -> Result<(), JsError> {
         let slot = slot_index(Some(slot))?;
         let report: Report = serde_json::from_str(json).map_err(js_error)?;
-        self.indexes[slot] = Some(StepIndex::new(&report.plan));
+        self.indexes[slot] = Some(self.index(&report.plan));
         self.reports[slot] = Some(report);
         Ok(())
+    }
+
+    /// Colours the time-by-address boxes by `keys` (palette entry per tensor id,
+    /// such as the producer's op type), or by pool again when `keys` is undefined.
+    #[wasm_bindgen(js_name = setColourKeys)]
+    pub fn set_colour_keys(&mut self, keys: Option<Vec<u32>>) {
+        self.keys = keys;
+        for slot in 0..2 {
+            if let Some(report) = &self.reports[slot] {
+                self.indexes[slot] = Some(self.index(&report.plan));
+            }
+        }
     }
 
     /// Forgets the plan in `slot`.

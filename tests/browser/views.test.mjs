@@ -248,6 +248,52 @@ async function hostileExports(page) {
   check('hostile names never become HTML', injected === 0);
 }
 
+/** The RGB of CSS pixel (x, y) of canvas `id`. */
+const pixelAt = (page, id, x, y) => page.evaluate(([id, x, y]) => {
+  const c = document.getElementById(id);
+  const s = c.width / c.clientWidth;
+  return [...c.getContext('2d').getImageData(Math.round(x * s), Math.round(y * s), 1, 1).data.slice(0, 3)];
+}, [id, x, y]);
+
+/** `#rrggbb` at opacity 0.9 over white, as the chart paints an unselected box. */
+function onWhite(hex) {
+  return [1, 3, 5].map((k) => Math.round(parseInt(hex.slice(k, k + 2), 16) * 0.9 + 255 * 0.1));
+}
+
+/** Colour by op type: a legend of the producers' op types in the palette's colours, each box in its op type's colour; back to pools. */
+async function colourBy(page) {
+  await openExample(page, 'transformer');
+  const byPool = await canvasInk(page, 'time-address');
+  check('colour by pool: no legend', !(await visible(page, 'colour-legend')));
+  await page.locator('#colour-by').selectOption('op');
+  await settled(page);
+  const seed = JSON.parse(readFileSync(join(ROOT, 'examples/transformer_layer.json'), 'utf8'));
+  const typeOf = new Map(seed.ops.flatMap((op) => op.outputs.map((t) => [t, op.type])));
+  const expected = [...new Set(seed.tensors.map((t) => typeOf.get(t.name)))];
+  const items = await page.locator('#colour-legend li').allTextContents();
+  check('colour by op type: the legend lists the producers\' op types in order', JSON.stringify(items) === JSON.stringify(expected), JSON.stringify(items));
+  const byOp = await canvasInk(page, 'time-address');
+  check('colour by op type redraws the chart', byOp.hash !== byPool.hash);
+  const spots = await scanTooltips(page, 'time-address');
+  let matched = 0;
+  for (const name of ['T0_QKV_Proj', 'T4_AttnOut', 'T6_FFN_Up']) {
+    const spot = spots.find((f) => f.name === name && f.y > 20);
+    const k = expected.indexOf(typeOf.get(name));
+    const swatch = await page.locator('#colour-legend .swatch').nth(k).evaluate((e) => getComputedStyle(e).backgroundColor);
+    const hex = `#${swatch.match(/\d+/g).slice(0, 3).map((v) => Number(v).toString(16).padStart(2, '0')).join('')}`;
+    const want = onWhite(hex);
+    const got = await pixelAt(page, 'time-address', spot.x, spot.y);
+    if (got.every((v, i) => Math.abs(v - want[i]) <= 3)) matched += 1;
+    else console.log(`     ${name}: pixel ${got} vs ${want} (${typeOf.get(name)})`);
+  }
+  check('each box is painted in its op type\'s legend colour', matched === 3, `${matched} of 3`);
+  await page.locator('#share').click();
+  check('the share link keeps the colouring', /[?&]colour=op(&|$)/.test(await page.locator('#share-link').inputValue()));
+  await page.locator('#colour-by').selectOption('pool');
+  await settled(page);
+  check('back to pools: the legend hides and the chart is as before', !(await visible(page, 'colour-legend')) && (await canvasInk(page, 'time-address')).hash === byPool.hash);
+}
+
 /** Capacity mode: the summary says whether the plan fits, and a bad size is an error that names the capacity. */
 async function capacity(page) {
   await openExample(page, 'transformer');
@@ -366,6 +412,7 @@ withBrowser(async (context, url) => {
   await npuCompare(page);
   await exports(page);
   await hostileExports(page);
+  await colourBy(page);
   await capacity(page);
   await share(context, page);
   await phone(context, url);
