@@ -4,6 +4,7 @@
 // (stage and step) lives in the URL so that a shared link opens it.
 
 import { fitCanvas, tensorAt } from './render.js';
+import { exampleButton } from './ui.js';
 import { colourWords, liveWords, packWords } from './teach-words.js';
 import { EXERCISES, exercise, isRight } from './teach-exercises.js';
 
@@ -73,16 +74,7 @@ export function setup(next) {
 }
 
 function exerciseButton(ex) {
-  const button = document.createElement('button');
-  button.type = 'button';
-  button.className = 'example';
-  button.dataset.exercise = ex.id;
-  const title = document.createElement('strong');
-  title.textContent = ex.title;
-  const about = document.createElement('span');
-  about.textContent = ex.about;
-  button.append(title, about);
-  return button;
+  return exampleButton(ex, 'exercise');
 }
 
 /** A file was opened (`mode` graph or npu) with `options` from a link or an exercise; `info` describes the graph. */

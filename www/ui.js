@@ -296,18 +296,21 @@ export function compareHead(name, rows) {
 
 /** A gallery button for each entry. */
 export function galleryButtons(entries) {
-  return entries.map((entry) => {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'example';
-    button.dataset.example = entry.id;
-    const name = document.createElement('strong');
-    name.textContent = entry.title;
-    const kind = document.createElement('span');
-    kind.textContent = entry.about;
-    button.append(name, kind);
-    return button;
-  });
+  return entries.map((entry) => exampleButton(entry, 'example'));
+}
+
+/** A button for `entry` ({id, title, about}): its title over a line about it, its id in `data-<key>`. */
+export function exampleButton(entry, key) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'example';
+  button.dataset[key] = entry.id;
+  const name = document.createElement('strong');
+  name.textContent = entry.title;
+  const kind = document.createElement('span');
+  kind.textContent = entry.about;
+  button.append(name, kind);
+  return button;
 }
 
 /** Offers `blob` as a download called `name`. */
