@@ -5,7 +5,13 @@
 //! users) and freed right after the last (its FREE's op predecessors and its users),
 //! which never raises the residency of any step. A move takes a block of consecutive
 //! ops and slides it earlier or later past ops it does not depend on (or that do not
-//! depend on it), so every order visited stays topological.
+//! depend on it), so every order visited stays topological. One move in
+//! `COMPRESS_ONE_IN` is a lifetime compression instead: around a step at the peak,
+//! a set of ops closed under dependencies within a span moves across that step, so
+//! that a buffer live there no longer is (all ops bounding a live buffer's lifetime
+//! to one side of it, or one op from beyond it together with what it depends on, or
+//! what depends on it). These reach far further than block moves and carry whole
+//! dependency chains, which the last steps at a peak often need.
 //!
 //! The cost is the peak of the counted levels (L1+UB), then the number of steps at
 //! that peak, with at most one live buffer per single-buffer level (L0). Moves that
@@ -22,6 +28,17 @@ use super::tasks::XorShift;
 
 /// Starting temperature of the residency search, in steps at the peak.
 const HEAT: f64 = 1.0;
+
+/// One move in this many is a lifetime compression.
+const COMPRESS_ONE_IN: usize = 16;
+
+/// One compression in this many moves a single op (with its closure) rather than
+/// the ops of a live buffer.
+const COMPRESS_OP_ONE_IN: usize = 4;
+
+/// A compression reaches up to `2^k` ops past the peak step, `k` drawn uniformly
+/// below this, so short reaches are as likely as long ones.
+const COMPRESS_REACH_LOG: usize = 9;
 
 /// Longest block a move slides.
 const BLOCK: usize = 24;
@@ -42,6 +59,11 @@ pub struct OpOrder<'a> {
     bounds: Vec<Vec<u32>>,
     /// Node visits so far: the cost of the search.
     pub work: u64,
+    /// The ops a lifetime compression replaced, to undo it.
+    saved: Vec<u32>,
+    /// Per node: the compression that last marked it.
+    mark: Vec<u32>,
+    epoch: u32,
 }
 
 /// The peak L1+UB residency of an order and the steps at it, compared
@@ -94,6 +116,9 @@ impl<'a> OpOrder<'a> {
             succ,
             bounds,
             work: 0,
+            saved: Vec::new(),
+            mark: vec![0; n],
+            epoch: 0,
         }
     }
 
@@ -195,7 +220,7 @@ impl<'a> OpOrder<'a> {
         }
     }
 
-    /// Block moves until `budget` more work units are spent: the best order found
+    /// Block moves and lifetime compressions until `budget` more work units are spent: the best order found
     /// is kept, and its cost returned. A move is kept when it leaves the peak and the
     /// steps at it as they were or lower, or (by an annealing schedule) when it adds
     /// steps at the same peak.
@@ -213,11 +238,19 @@ impl<'a> OpOrder<'a> {
         while self.work < stop {
             self.work += 1;
             let hot = live.peak_step(rng.below(1 << 20), cost);
-            let (a, len, to) = pick_move(&mut rng, n, hot);
-            if to == a || !self.slide(a, a + len, to) {
-                continue;
-            }
-            let (lo, hi) = if to > a { (a, to + len) } else { (to, a + len) };
+            let (lo, hi, block) = if rng.below(COMPRESS_ONE_IN) == 0 {
+                match self.compress(&mut rng, &live, hot) {
+                    Some((lo, hi)) => (lo, hi, None),
+                    None => continue,
+                }
+            } else {
+                let (a, len, to) = pick_move(&mut rng, n, hot);
+                if to == a || !self.slide(a, a + len, to) {
+                    continue;
+                }
+                let (lo, hi) = if to > a { (a, to + len) } else { (to, a + len) };
+                (lo, hi, Some((a, len, to)))
+            };
             live.epoch += 1;
             changed.clear();
             for p in lo..hi {
@@ -266,7 +299,10 @@ impl<'a> OpOrder<'a> {
                 for &(b, old) in changed.iter().rev() {
                     live.set(self.case, b, old, lo, hi);
                 }
-                self.unslide(a, a + len, to);
+                match block {
+                    Some((a, len, to)) => self.unslide(a, a + len, to),
+                    None => self.restore(lo),
+                }
             }
         }
         self.ops = best;
@@ -274,6 +310,125 @@ impl<'a> OpOrder<'a> {
             self.pos[o as usize] = p as u32;
         }
         best_cost
+    }
+}
+
+impl OpOrder<'_> {
+    /// A lifetime compression around the op at `hot`, the step at the peak: ops move
+    /// across it as closed sets, so that a buffer live there is not. Either a buffer
+    /// live there gets all the ops bounding its lifetime on one side of it (its ops
+    /// from a point before `hot` move up to that point, or its ops up to a point
+    /// after `hot` move down to it), or one op after `hot` moves up to it (one before
+    /// moves down to it); the ops between that the moved ones depend on (that depend
+    /// on them) move along. Returns the span rearranged.
+    fn compress(
+        &mut self,
+        rng: &mut XorShift,
+        live: &Live,
+        hot: Option<u32>,
+    ) -> Option<(usize, usize)> {
+        let p = hot? as usize;
+        let n = self.ops.len();
+        let scale = 1 << (1 + rng.below(COMPRESS_REACH_LOG));
+        let reach = 1 + rng.below(scale);
+        let earlier = rng.below(2) == 0;
+        self.epoch += 1;
+        let epoch = self.epoch;
+        let (lo, hi) = if rng.below(COMPRESS_OP_ONE_IN) == 0 {
+            let q = if earlier {
+                p + reach
+            } else {
+                p.checked_sub(reach)?
+            };
+            if q >= n {
+                return None;
+            }
+            self.mark[self.ops[q] as usize] = epoch;
+            if earlier {
+                (p, q + 1)
+            } else {
+                (q, p + 1)
+            }
+        } else {
+            let b = self.live_at(live, p, rng)?;
+            let (s, e) = live.life[b]?;
+            let (lo, hi) = if earlier {
+                (p.saturating_sub(reach), e as usize + 1)
+            } else {
+                (s as usize, (p + reach).min(n - 1) + 1)
+            };
+            for k in 0..self.bounds[b].len() {
+                let o = self.bounds[b][k] as usize;
+                if (lo..hi).contains(&(self.pos[o] as usize)) {
+                    self.mark[o] = epoch;
+                }
+            }
+            (lo, hi)
+        };
+        self.regroup(lo, hi, earlier).then_some((lo, hi))
+    }
+
+    /// A random buffer of the counted levels live at position `p`.
+    fn live_at(&mut self, live: &Live, p: usize, rng: &mut XorShift) -> Option<usize> {
+        let counted = live.counted?;
+        let at_peak: Vec<usize> = (0..live.life.len())
+            .filter(|&b| {
+                live.target[self.case.buffers[b].level].map(|t| t.0) == Some(counted)
+                    && live.life[b].is_some_and(|(s, e)| s as usize <= p && p <= e as usize)
+            })
+            .collect();
+        self.work += live.life.len() as u64 / 8;
+        (!at_peak.is_empty()).then(|| at_peak[rng.below(at_peak.len())])
+    }
+
+    /// Closes the ops of `[lo, hi)` marked in this epoch under their predecessors
+    /// (`earlier`) or successors within the span and moves them, in order, to its
+    /// start (end); false, changing nothing, when that moves nothing.
+    fn regroup(&mut self, lo: usize, hi: usize, earlier: bool) -> bool {
+        let epoch = self.epoch;
+        self.work += (hi - lo) as u64;
+        let mut moved = 0;
+        for k in 0..hi - lo {
+            let q = if earlier { hi - 1 - k } else { lo + k };
+            let o = self.ops[q] as usize;
+            if self.mark[o] != epoch {
+                continue;
+            }
+            moved += 1;
+            let next = if earlier {
+                &self.pred[o]
+            } else {
+                &self.succ[o]
+            };
+            self.work += next.len() as u64;
+            for &x in next {
+                if (lo..hi).contains(&(self.pos[x as usize] as usize)) {
+                    self.mark[x as usize] = epoch;
+                }
+            }
+        }
+        if moved == 0 || moved == hi - lo {
+            return false;
+        }
+        self.saved.clear();
+        self.saved.extend_from_slice(&self.ops[lo..hi]);
+        let (first, rest): (Vec<u32>, Vec<u32>) = self
+            .saved
+            .iter()
+            .partition(|&&o| (self.mark[o as usize] == epoch) == earlier);
+        for (q, &o) in first.iter().chain(&rest).enumerate() {
+            self.ops[lo + q] = o;
+            self.pos[o as usize] = (lo + q) as u32;
+        }
+        true
+    }
+
+    /// Undoes the last compression, which rearranged the span starting at `lo`.
+    fn restore(&mut self, lo: usize) {
+        for (q, &o) in self.saved.iter().enumerate() {
+            self.ops[lo + q] = o;
+            self.pos[o as usize] = (lo + q) as u32;
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! - Problem 1: the list scheduler; `baseline` keeps the case's own op order,
 //!   `best` takes the best of its capacity-blind priorities, run forwards and on
 //!   the reversed graph, by L1+UB peak, then improves it by block moves of its ops
-//!   (`reorder.rs`).
+//!   and lifetime compressions (`reorder.rs`), restarts chained from the best.
 //! - Problem 2, `baseline`: the spilling article's method: depth-first topological
 //!   order, first fit, furthest next use as the victim.
 //! - Problem 2, `best`: a portfolio of orders (depth-first, the Problem 1
@@ -155,7 +155,7 @@ fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
     if method == Method::Best {
         if let Some(better) = searched_p1(case, &schedule) {
             schedule = better;
-            recipe.push_str(", improved by block moves");
+            recipe.push_str(", improved by block moves and lifetime compression");
         }
     }
     let p1_peak = residency_peak(case, &schedule);
@@ -179,21 +179,21 @@ fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
 const P1_SEARCH_WORK: u64 = 15_000_000;
 const P1_RESTARTS: u64 = 6;
 
-/// `start` improved by block moves of its ops (`reorder.rs`), each restart from the
-/// best order so far; `None` when they find no lower peak.
+/// `start` improved by block moves and lifetime compressions of its ops
+/// (`reorder.rs`), each restart from the best order so far (by peak, then steps at
+/// it); `None` when they find no lower peak.
 fn searched_p1(case: &Case, start: &[u32]) -> Option<Vec<u32>> {
-    let mut best: Option<Vec<u32>> = None;
-    let mut peak = residency_peak(case, start);
+    let mut from = start.to_vec();
+    let mut from_cost = None;
     for seed in 1..=P1_RESTARTS {
-        let mut search = OpOrder::new(case, best.as_deref().unwrap_or(start));
+        let mut search = OpOrder::new(case, &from);
         let cost = search.improve(P1_SEARCH_WORK, seed);
-        if cost.is_some_and(|(p, _)| p < peak) {
-            let order = search.order();
-            peak = residency_peak(case, &order);
-            best = Some(order);
+        if cost.is_some() && (from_cost.is_none() || cost <= from_cost) {
+            from = search.order();
+            from_cost = cost;
         }
     }
-    best
+    (residency_peak(case, &from) < residency_peak(case, start)).then_some(from)
 }
 
 /// Replayed accesses the task search may spend per run (a few seconds).
