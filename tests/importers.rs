@@ -286,7 +286,7 @@ fn onnx_input_shapes_override_symbolic_and_declared_dimensions() {
     );
 }
 
-use common::pb;
+use common::{pb, Rng};
 
 #[test]
 fn hand_made_onnx_symbolic_dimensions_default_to_one() {
@@ -412,22 +412,6 @@ fn shared_tflite_tables_cannot_make_the_reader_huge() {
     assert!(peak < 512 << 20, "the heap peaked at {peak} bytes");
 }
 
-/// xorshift64: deterministic variants without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Reads `data` as `format` and, when it imports, plans and checks it; fails if
 /// that takes longer than a second.
 fn survives(data: &[u8], format: Option<Format>, what: &str) {
@@ -466,7 +450,7 @@ fn corrupt_copies(file: &str, data: &[u8], format: Format, seed: u64, flips: usi
             } else {
                 copy.len().min(4096)
             };
-            let at = rng.below(span);
+            let at = rng.below(span as u64) as usize;
             copy[at] ^= 1 << rng.below(8);
         }
         survives(

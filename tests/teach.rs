@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::MIB;
+use common::{Rng, MIB};
 use memplan::graph::TensorId;
 use memplan::interference::{self, colour};
 use memplan::liveness::{Buffer, Lifetime};
@@ -200,22 +200,6 @@ fn every_corpus_graph_walks_as_the_core_plans() {
             let err = teach::lesson(&g, &a, &plan).unwrap_err().to_string();
             assert!(err.contains("lesson"), "{name}: {err}");
         }
-    }
-}
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
     }
 }
 
