@@ -337,8 +337,9 @@ pub(crate) fn bare_area(
     Ok(backend.into_drawing_area())
 }
 
-/// Draws on `canvas` with `draw`, which paints a chart's boxes into `raster` and has
-/// it put on the canvas in one `putImageData` before drawing the rest over it.
+/// Draws on `canvas` with `draw`, which paints a chart's boxes into `raster` (sized to
+/// the canvas and cleared to white first) and has it put on the canvas in one
+/// `putImageData` before drawing the rest over it.
 pub(crate) fn with_raster<T, E: std::fmt::Display>(
     canvas: HtmlCanvasElement,
     raster: &mut Raster,
@@ -348,6 +349,7 @@ pub(crate) fn with_raster<T, E: std::fmt::Display>(
         &mut dyn FnMut(&Raster),
     ) -> Result<T, E>,
 ) -> Result<T, JsError> {
+    raster.reset((canvas.width(), canvas.height()), WHITE);
     let backend =
         Canvas::new(canvas).ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
     let context = backend.context().clone();

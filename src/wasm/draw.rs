@@ -4,7 +4,6 @@
 use super::{canvas_area, js_error, slot_index, to_js, view, with_raster};
 use crate::plan::Plan;
 use crate::render::{self, Boxes, Raster, StepIndex};
-use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
@@ -114,7 +113,6 @@ impl Drawing {
         let plan = &report(&self.reports, slot)?.plan;
         let index = self.indexes[slot_index(slot)?].as_ref();
         let view = view(scale, highlight.map(u64::from), window)?;
-        self.raster.reset((canvas.width(), canvas.height()), WHITE);
         let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
             let boxes = Boxes::Raster(raster, put);
             render::time_address_indexed(root, plan, index, &view, boxes)

@@ -7,7 +7,6 @@ use crate::npu::case::Pipe;
 use crate::npu::export::{LevelView, NodeView, ResidencyView, SpillView, View as NpuView};
 use crate::npu::solve::Method;
 use crate::render::{self, Boxes, Raster};
-use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
@@ -109,7 +108,6 @@ impl NpuDrawing {
             .get(level)
             .ok_or_else(|| JsError::new(&format!("no level {level}")))?;
         let view = view(scale, highlight.map(|h| h as u64), window)?;
-        self.raster.reset((canvas.width(), canvas.height()), WHITE);
         let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
             render::level_chart_with(root, level, steps, &view, Boxes::Raster(raster, put))
         })?;

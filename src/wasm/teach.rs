@@ -6,7 +6,6 @@ use super::{canvas_area, js_error, to_js, to_json, view, with_raster, Session};
 use crate::plan::Plan;
 use crate::render::{self, Boxes, Raster};
 use crate::teach::{self, Lesson, Moment, Stage};
-use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
@@ -86,7 +85,6 @@ impl LessonDrawing {
         let at = moment(stage, index)?;
         let view = view(scale, None, window)?;
         let (lesson, plan) = (&self.lesson, &self.report.plan);
-        self.raster.reset((canvas.width(), canvas.height()), WHITE);
         let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
             render::lesson_time_address(root, lesson, plan, at, &view, Boxes::Raster(raster, put))
         })?;
