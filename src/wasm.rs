@@ -16,8 +16,8 @@ mod teach;
 mod tests;
 
 use crate::formats::{self, format_size};
-use crate::render::{Raster, View, Window};
 use crate::pack::{Budget, Progress};
+use crate::render::{Raster, View, Window};
 use crate::{analyse, check, liveness, Analysis, Graph, Options, PackOptions, Plan, Strategy};
 use canvas::Canvas;
 use plotters::prelude::*;
@@ -236,8 +236,8 @@ impl Session {
                 .map_err(|e| JsError::new(&format!("{what}: {e}"))),
         };
         let align = size("alignment", &options.align)?.unwrap_or(1);
-        let mut pack = PackOptions::new(align)
-            .map_err(|e| JsError::new(&format!("alignment: {e}")))?;
+        let mut pack =
+            PackOptions::new(align).map_err(|e| JsError::new(&format!("alignment: {e}")))?;
         pack.capacity = size("capacity", &options.capacity)?;
         if pack != self.options.pack {
             let next = Options {
@@ -294,7 +294,9 @@ impl Session {
         if progress.is_some() {
             budget = budget.with_progress(&mut tell);
         }
-        Ok(self.analysis.plan_within(&self.graph, strategy, &mut budget))
+        Ok(self
+            .analysis
+            .plan_within(&self.graph, strategy, &mut budget))
     }
 }
 

@@ -242,7 +242,10 @@ fn deterministic_budget_is_the_library_work_budget() {
     let units = 30 * memplan::pack::budget::WORK_PER_MS;
     let mut budget = memplan::Budget::work(units);
     let plan = analysis.plan_within(&graph, memplan::Strategy::Search, &mut budget);
-    assert!(plan.peak_bytes > plan.lower_bound, "the budget should stop the search");
+    assert!(
+        plan.peak_bytes > plan.lower_bound,
+        "the budget should stop the search"
+    );
     assert_eq!(doc["peak_bytes"], plan.peak_bytes);
     let offsets: Vec<u64> = doc["tensors"]
         .as_array()

@@ -61,7 +61,12 @@ fn one_op_with_a_million_one_letter_inputs() {
 fn many_small_tensors() {
     let _one = ONE.lock().unwrap();
     let tensors: Vec<String> = (0..300_000)
-        .map(|i| format!(r#"{{"name": "{i}", "size": 1, "kind": "{}"}}"#, if i == 0 { "input" } else { "intermediate" }))
+        .map(|i| {
+            format!(
+                r#"{{"name": "{i}", "size": 1, "kind": "{}"}}"#,
+                if i == 0 { "input" } else { "intermediate" }
+            )
+        })
         .collect();
     let ops: Vec<String> = (1..300_000)
         .map(|i| format!(r#"{{"inputs": ["{}"], "outputs": ["{i}"]}}"#, i - 1))

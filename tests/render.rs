@@ -331,13 +331,23 @@ fn a_step_index_draws_the_same_shapes_at_every_zoom() {
     let mut csv = String::from("id,lower,upper,size\n");
     let mut state = 7u64;
     let mut next = |n: u64| {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (state >> 33) % n
     };
     for id in 0..3000 {
         let lower = next(2000);
-        let life = if next(50) == 0 { 1 + next(900) } else { 1 + next(12) };
-        csv += &format!("{id},{lower},{},{}\n", (lower + life).min(2000), 64 + next(4096));
+        let life = if next(50) == 0 {
+            1 + next(900)
+        } else {
+            1 + next(12)
+        };
+        csv += &format!(
+            "{id},{lower},{},{}\n",
+            (lower + life).min(2000),
+            64 + next(4096)
+        );
     }
     let graph = memplan::formats::read(csv.as_bytes(), None, "zoom").unwrap();
     let plan = memplan::analyse(&graph, &Options::default())
@@ -346,13 +356,36 @@ fn a_step_index_draws_the_same_shapes_at_every_zoom() {
     let index = render::StepIndex::new(&plan);
     let windows = [
         render::Window::FULL,
-        render::Window { x0: 0.3, x1: 0.31, y0: 0.0, y1: 1.0 },
-        render::Window { x0: 0.5, x1: 0.52, y0: 0.2, y1: 0.4 },
-        render::Window { x0: 0.0, x1: 0.004, y0: 0.0, y1: 0.3 },
-        render::Window { x0: 0.995, x1: 1.0, y0: 0.0, y1: 1.0 },
+        render::Window {
+            x0: 0.3,
+            x1: 0.31,
+            y0: 0.0,
+            y1: 1.0,
+        },
+        render::Window {
+            x0: 0.5,
+            x1: 0.52,
+            y0: 0.2,
+            y1: 0.4,
+        },
+        render::Window {
+            x0: 0.0,
+            x1: 0.004,
+            y0: 0.0,
+            y1: 0.3,
+        },
+        render::Window {
+            x0: 0.995,
+            x1: 1.0,
+            y0: 0.0,
+            y1: 1.0,
+        },
     ];
     for window in windows {
-        let view = View { window, ..View::default() };
+        let view = View {
+            window,
+            ..View::default()
+        };
         let draw = |index: Option<&render::StepIndex>| {
             let mut svg = String::new();
             {

@@ -194,7 +194,10 @@ fn deeply_nested_input_is_an_error_not_a_stack_overflow() {
         "]".repeat(200_000)
     );
     assert!(!formats::is_npu_case(deep_value.as_bytes()));
-    assert_names(&read_error(deep_value.as_bytes(), None), &["unknown field `Nodes`"]);
+    assert_names(
+        &read_error(deep_value.as_bytes(), None),
+        &["unknown field `Nodes`"],
+    );
     // a message nested 100,000 deep inside an ONNX graph (an unknown field) is skipped
     let mut nested = Vec::new();
     for _ in 0..100_000 {

@@ -314,7 +314,9 @@ fn the_lesson_charts_draw_each_stage() {
         },
     );
     assert!(colour.contains("not coloured yet") && colour.contains("pool 2 · 64 MiB · free"));
-    assert!(colour.contains("pool 0 · 128 MiB · busy") && colour.contains("pool 1 · 128 MiB · taken"));
+    assert!(
+        colour.contains("pool 0 · 128 MiB · busy") && colour.contains("pool 1 · 128 MiB · taken")
+    );
     // the line from T4_AttnOut to T3_Score, whose pool is busy, is red
     assert!(colour.contains("#BE2832"), "a conflict is drawn in red");
     let pack = lesson_svg(

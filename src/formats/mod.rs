@@ -9,7 +9,6 @@
 //! | `onnx` (protobuf) | a `ModelProto` with a graph and an IR version or opset |
 
 pub mod contest;
-mod sniff;
 mod corpus;
 mod flatbuf;
 mod import;
@@ -19,6 +18,7 @@ pub mod npu;
 mod onnx;
 mod protobuf;
 mod size;
+mod sniff;
 mod tflite;
 
 pub use size::{format_size, parse_size};

@@ -25,9 +25,9 @@ impl Drawing {
     /// key keeps its pool's colour.
     fn index(&self, plan: &Plan) -> StepIndex {
         match &self.keys {
-            Some(keys) => StepIndex::coloured(plan, |t| {
-                keys.get(t.id as usize).copied().unwrap_or(t.pool)
-            }),
+            Some(keys) => {
+                StepIndex::coloured(plan, |t| keys.get(t.id as usize).copied().unwrap_or(t.pool))
+            }
             None => StepIndex::new(plan),
         }
     }

@@ -112,9 +112,14 @@ fn errors_are_js_errors_with_the_core_message() {
 fn an_npu_case_solves_and_checks() {
     let mut session = NpuSession::new(NPU_TINY, "npu_tiny_matmul.json").unwrap();
     let levels = vec![200.0, 1024.0, 256.0, 256.0, 512.0];
-    let report: Value = serde_json::from_str(&session.solve(2, "best", levels.clone()).unwrap()).unwrap();
+    let report: Value =
+        serde_json::from_str(&session.solve(2, "best", levels.clone()).unwrap()).unwrap();
     assert_eq!(report["valid"], true);
-    assert_eq!(report["checked"]["extra_movement"], 192, "{}", report["checked"]);
+    assert_eq!(
+        report["checked"]["extra_movement"], 192,
+        "{}",
+        report["checked"]
+    );
     let too_small = session.solve(2, "best", vec![1.0, 1024.0, 256.0, 256.0, 512.0]);
     assert!(message(too_small.err().unwrap()).contains("L1"));
     let wrong = session.solve(2, "best", vec![]).err().unwrap();
@@ -125,7 +130,9 @@ fn an_npu_case_solves_and_checks() {
 #[wasm_bindgen_test]
 fn a_lesson_walks_the_plan_on_show() {
     let mut session = Session::new(SEED, "t.json").unwrap();
-    let report = session.plan("greedy-size", JsValue::UNDEFINED, None).unwrap();
+    let report = session
+        .plan("greedy-size", JsValue::UNDEFINED, None)
+        .unwrap();
     let lesson: Value = serde_json::from_str(&session.lesson(&report).unwrap()).unwrap();
     assert!(lesson.is_object());
     assert!(session.lesson("{}").is_err());
