@@ -4,6 +4,7 @@
 
 mod cache;
 pub mod case;
+mod chain;
 mod deps;
 pub mod export;
 pub mod pipes;

@@ -202,28 +202,40 @@ const TASK_WORK: u64 = 80_000_000;
 /// The annealing stops earlier on few tasks: this many steps per task pair.
 const TASK_STEPS_PER_PAIR: u64 = 100;
 
-/// Orders from the task search (`tasks.rs`), annealed from the tasks in the case's
-/// own order with two random sequences.
+/// Task searches run: (tasks side by side, start from the nearest-neighbour chain
+/// rather than the case's own order, seed of the annealing). Wider groups are
+/// skipped where the levels cannot hold them.
+const TASK_RUNS: [(usize, bool, u64); 4] =
+    [(1, false, 1), (1, false, 2), (1, true, 1), (2, true, 1)];
+
+/// Orders from the task search (`tasks.rs`), one per run of [`TASK_RUNS`].
 fn task_orders(case: &Case) -> Vec<(Vec<u32>, String)> {
     let Ok(base) = list_schedule(case, Priority::Id) else {
         return Vec::new();
     };
-    let Some(mut tasks) = Tasks::new(case, &base) else {
-        return Vec::new();
-    };
-    let start = tasks.permutation_of(&base);
-    let evals = TASK_STEPS_PER_PAIR * (tasks.len() * tasks.len()) as u64;
-    let budget = TASK_WORK.min(evals.saturating_mul(tasks.accesses_per_run()));
-    [1u64, 2]
-        .into_iter()
-        .map(|seed| {
-            let (perm, _) = tasks.anneal(&start, budget, seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-            (
-                tasks.order(&perm),
-                format!("task search (seed {seed}) order"),
-            )
-        })
-        .collect()
+    let mut out = Vec::new();
+    let mut width_tasks: Option<Tasks> = None;
+    for (width, chained, seed) in TASK_RUNS {
+        if width_tasks.as_ref().is_none_or(|t| t.width() != width) {
+            width_tasks = Tasks::new(case, &base, width);
+        }
+        let Some(tasks) = width_tasks.as_mut() else {
+            continue;
+        };
+        let mut start = tasks.permutation_of(&base);
+        if chained {
+            start = tasks.chain(&start);
+        }
+        let evals = TASK_STEPS_PER_PAIR * (tasks.len() * tasks.len()) as u64;
+        let budget = TASK_WORK.min(evals.saturating_mul(tasks.accesses_per_run()));
+        let (perm, _) = tasks.anneal(&start, budget, seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let from = if chained { "chain" } else { "case order" };
+        out.push((
+            tasks.order(&perm),
+            format!("task search ({width} side by side, from the {from}, seed {seed}) order"),
+        ));
+    }
+    out
 }
 
 /// Nodes the allocator may place in the order search of each case (a few seconds),

@@ -5,6 +5,12 @@
 //! that needs them. Any permutation of the tasks gives a valid order: each task
 //! in turn runs its undone ancestors, furthest from the sink first.
 //!
+//! Tasks may also run in groups of `width` consecutive tasks of the permutation,
+//! interleaved step by step (ops by distance to their sink), when the levels hold
+//! the own buffers of that many tasks at once: two tiles of a matmul accumulating
+//! side by side share one operand on every step. A nearest-neighbour chain
+//! (`chain.rs`) gives the annealing a start that already walks neighbouring tasks.
+//!
 //! The model: the accesses to buffers that several tasks read, flattened in
 //! emission order, replayed with furthest-next-use eviction at the levels'
 //! capacities (no addresses). Simulated annealing over the permutation (swaps,
@@ -37,6 +43,12 @@ pub struct Tasks<'a> {
     accesses: Vec<Vec<(u32, u32, u32)>>,
     /// Capacity of each level left for the shared buffers.
     capacity: Vec<u64>,
+    /// Tasks run side by side.
+    width: usize,
+    /// Per task, its distinct buffers of several tasks, sorted.
+    shared: Vec<Vec<u32>>,
+    /// Per buffer of several tasks, the tasks that use it.
+    readers: Vec<Vec<u32>>,
     /// Replayed accesses so far: the cost of the search.
     pub work: u64,
     scratch: Scratch,
@@ -44,8 +56,10 @@ pub struct Tasks<'a> {
 
 impl<'a> Tasks<'a> {
     /// The tasks of `case`, with `base` (a topological order of all nodes) breaking
-    /// ties inside a task. `None` when there are fewer than three tasks.
-    pub fn new(case: &'a Case, base: &[u32]) -> Option<Tasks<'a>> {
+    /// ties inside a task, run `width` at a time. `None` when there are fewer than
+    /// three tasks, or when `width > 1` and the levels cannot hold the own buffers
+    /// of `width` tasks beside the largest buffer of several tasks.
+    pub fn new(case: &'a Case, base: &[u32], width: usize) -> Option<Tasks<'a>> {
         let deps = Deps::new(case);
         let n = case.nodes.len();
         let is_op = |i: usize| matches!(case.nodes[i], Node::Op(_));
@@ -104,12 +118,39 @@ impl<'a> Tasks<'a> {
                 largest_own[buf.level] = largest_own[buf.level].max(buf.size);
             }
         }
-        for (c, own) in capacity.iter_mut().zip(&largest_own) {
-            *c = c.saturating_sub(*own);
+        let mut largest_shared = vec![0u64; case.levels.len()];
+        for (b, r) in readers.iter().enumerate() {
+            let buf = &case.buffers[b];
+            if r.len() > 1 {
+                largest_shared[buf.level] = largest_shared[buf.level].max(buf.size);
+            }
+        }
+        let width = width.max(1);
+        for l in 0..capacity.len() {
+            let own = largest_own[l].saturating_mul(width as u64);
+            if width > 1 && own.saturating_add(largest_shared[l]) > capacity[l] {
+                return None;
+            }
+            capacity[l] = capacity[l].saturating_sub(own);
         }
         for list in &mut accesses {
             list.retain(|&(_, _, b)| readers[b as usize].len() > 1);
             list.sort_unstable_by_key(|&(h, p, _)| (Reverse(h), p));
+        }
+        let shared: Vec<Vec<u32>> = accesses
+            .iter()
+            .map(|list| {
+                let mut bufs: Vec<u32> = list.iter().map(|a| a.2).collect();
+                bufs.sort_unstable();
+                bufs.dedup();
+                bufs
+            })
+            .collect();
+        for r in &mut readers {
+            if r.len() < 2 {
+                r.clear();
+            }
+            r.sort_unstable();
         }
         Some(Tasks {
             case,
@@ -119,9 +160,17 @@ impl<'a> Tasks<'a> {
             base_pos,
             accesses,
             capacity,
+            width,
+            shared,
+            readers,
             work: 0,
             scratch: Scratch::new(case),
         })
+    }
+
+    /// Tasks run side by side.
+    pub fn width(&self) -> usize {
+        self.width
     }
 
     pub fn len(&self) -> usize {
@@ -155,12 +204,46 @@ impl<'a> Tasks<'a> {
 
     /// Modelled data movement of running the tasks in `perm`.
     pub fn cost(&mut self, perm: &[u32]) -> u64 {
-        let seq: Vec<u32> = perm
-            .iter()
-            .flat_map(|&t| self.accesses[t as usize].iter().map(|a| a.2))
-            .collect();
+        let mut seq = std::mem::take(&mut self.scratch.seq);
+        seq.clear();
+        for group in perm.chunks(self.width) {
+            self.interleave(group, &mut seq);
+        }
         self.work += seq.len() as u64;
-        replay(self.case, &self.capacity, &seq, &mut self.scratch)
+        let moved = replay(self.case, &self.capacity, &seq, &mut self.scratch);
+        self.scratch.seq = seq;
+        moved
+    }
+
+    /// Appends to `seq` the accesses of the tasks of `group` run side by side:
+    /// merged by distance to the sink, then by base position.
+    fn interleave(&self, group: &[u32], seq: &mut Vec<u32>) {
+        if let [t] = group {
+            seq.extend(self.accesses[*t as usize].iter().map(|a| a.2));
+            return;
+        }
+        let lists: Vec<&[(u32, u32, u32)]> = group
+            .iter()
+            .map(|&t| self.accesses[t as usize].as_slice())
+            .collect();
+        let mut at = vec![0usize; lists.len()];
+        loop {
+            let next = (0..lists.len())
+                .filter(|&k| at[k] < lists[k].len())
+                .min_by_key(|&k| {
+                    let (h, p, _) = lists[k][at[k]];
+                    (Reverse(h), p)
+                });
+            let Some(k) = next else { break };
+            seq.push(lists[k][at[k]].2);
+            at[k] += 1;
+        }
+    }
+
+    /// The nearest-neighbour chain of the tasks (see `chain.rs`), ties to the
+    /// earlier task of `start`.
+    pub fn chain(&self, start: &[u32]) -> Vec<u32> {
+        super::chain::chain(&self.shared, &self.readers, self.width, start)
     }
 
     /// The order of all nodes that runs the tasks of `perm`: ops by (rank of the
@@ -172,7 +255,7 @@ impl<'a> Tasks<'a> {
         let is_op = |i: usize| matches!(case.nodes[i], Node::Op(_));
         let mut rank = vec![0u32; self.len()];
         for (k, &t) in perm.iter().enumerate() {
-            rank[t as usize] = k as u32;
+            rank[t as usize] = (k / self.width) as u32;
         }
         // (task rank, distance to the sink); a shared op runs with the first task
         // that needs it, just before the op that needs it
@@ -253,19 +336,40 @@ impl<'a> Tasks<'a> {
         while self.work - first < budget && len > 1 {
             let progress = (self.work - first) as f64 / budget as f64;
             let temperature = typical * HEAT * (1.0 - progress).powi(2);
-            let i = rng.below(len);
-            let j = rng.below(len);
-            if i == j {
-                continue;
-            }
             let mut next = perm.clone();
-            match rng.below(3) {
-                0 => next.swap(i, j),
-                1 => {
-                    let t = next.remove(i);
-                    next.insert(j, t);
+            // with groups, half of the moves take whole groups: they keep the
+            // pairings the other half try
+            let g = self.width;
+            if g > 1 && len >= 2 * g && rng.below(2) == 0 {
+                let groups = len / g;
+                let (a, b) = (rng.below(groups), rng.below(groups));
+                if a == b {
+                    continue;
                 }
-                _ => next[i.min(j)..=i.max(j)].reverse(),
+                let (lo, hi) = (a.min(b), a.max(b));
+                match rng.below(3) {
+                    0 => {
+                        let (left, right) = next.split_at_mut(hi * g);
+                        left[lo * g..(lo + 1) * g].swap_with_slice(&mut right[..g]);
+                    }
+                    1 if a < b => next[a * g..(b + 1) * g].rotate_left(g),
+                    1 => next[b * g..(a + 1) * g].rotate_right(g),
+                    _ => next[lo * g..(hi + 1) * g].reverse(),
+                }
+            } else {
+                let i = rng.below(len);
+                let j = rng.below(len);
+                if i == j {
+                    continue;
+                }
+                match rng.below(3) {
+                    0 => next.swap(i, j),
+                    1 => {
+                        let t = next.remove(i);
+                        next.insert(j, t);
+                    }
+                    _ => next[i.min(j)..=i.max(j)].reverse(),
+                }
             }
             let c = self.cost(&next);
             let accept = c <= cost
@@ -287,6 +391,7 @@ impl<'a> Tasks<'a> {
 /// buffer leaves for good after its last access.
 pub(super) fn replay(case: &Case, capacity: &[u64], seq: &[u32], scratch: &mut Scratch) -> u64 {
     let Scratch {
+        seq: _,
         next,
         later,
         resident,
@@ -307,6 +412,7 @@ pub(super) fn replay(case: &Case, capacity: &[u64], seq: &[u32], scratch: &mut S
     }
     let mut used = vec![0u64; case.levels.len()];
     heaps.iter_mut().for_each(|h| h.clear());
+    let mut limit = vec![STALE_LIMIT; heaps.len()];
     let mut moved = 0u64;
     for (p, &b) in seq.iter().enumerate() {
         let buf = &case.buffers[b as usize];
@@ -316,9 +422,10 @@ pub(super) fn replay(case: &Case, capacity: &[u64], seq: &[u32], scratch: &mut S
                 moved += spill_cost(case, b);
             }
             while used[level] + buf.size > capacity[level] {
-                let Some((at, v)) = heaps[level].pop() else {
+                let Some(entry) = heaps[level].pop() else {
                     break;
                 };
+                let (at, v) = ((entry >> 32) as u32, entry as u32);
                 if resident[v as usize] == at {
                     resident[v as usize] = NOT_RESIDENT;
                     used[level] -= case.buffers[v as usize].size;
@@ -331,7 +438,13 @@ pub(super) fn replay(case: &Case, capacity: &[u64], seq: &[u32], scratch: &mut S
             used[level] -= buf.size;
         } else {
             resident[b as usize] = next[p];
-            heaps[level].push((next[p], b));
+            let heap = &mut heaps[level];
+            heap.push((next[p] as u64) << 32 | b as u64);
+            // drop stale entries now and then, so the heap stays near the residents
+            if heap.len() > limit[level] {
+                heap.retain(|&e| resident[e as u32 as usize] == (e >> 32) as u32);
+                limit[level] = (2 * heap.len()).max(STALE_LIMIT);
+            }
         }
     }
     moved
@@ -339,8 +452,13 @@ pub(super) fn replay(case: &Case, capacity: &[u64], seq: &[u32], scratch: &mut S
 
 const NOT_RESIDENT: u32 = u32::MAX;
 
+/// Entries a heap of [`replay`] may hold before its stale ones are dropped.
+const STALE_LIMIT: usize = 1024;
+
 /// Working memory of [`replay`], kept between calls.
 pub(super) struct Scratch {
+    /// The access sequence of [`Tasks::cost`].
+    seq: Vec<u32>,
     next: Vec<u32>,
     /// Per buffer: the next access while walking backwards.
     later: Vec<u32>,
@@ -348,13 +466,15 @@ pub(super) struct Scratch {
     resident: Vec<u32>,
     seen: Vec<bool>,
     /// Per level: resident buffers by next access (stale entries skipped).
-    heaps: Vec<BinaryHeap<(u32, u32)>>,
+    /// Entries are `next access << 32 | buffer`.
+    heaps: Vec<BinaryHeap<u64>>,
 }
 
 impl Scratch {
     pub(super) fn new(case: &Case) -> Scratch {
         let buffers = case.buffers.len();
         Scratch {
+            seq: Vec::new(),
             next: Vec::new(),
             later: vec![u32::MAX; buffers],
             resident: vec![NOT_RESIDENT; buffers],

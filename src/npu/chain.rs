@@ -1,0 +1,164 @@
+//! A start for the task search: the tasks chained group by group, nearest
+//! neighbour first.
+//!
+//! Each group of `width` tasks is the one that shares the most buffers with the
+//! group before it, then loads the fewest new ones, then leaves the most uses to
+//! its buffers (so a sweep ends beside tasks that still need what it holds, not
+//! in a corner that strands them). A group grows from one of the tasks that share
+//! most with the previous group, adding each time the task that scores best with
+//! the group so far. Only buffers of several tasks count.
+
+use std::cmp::Reverse;
+
+/// First tasks tried for each group.
+const FIRSTS: usize = 64;
+
+/// (Reverse(buffers the previous group holds), new buffers, Reverse(uses left)):
+/// smaller is better.
+type Score = (Reverse<u32>, u32, Reverse<u64>);
+
+struct Chain<'t> {
+    /// Per task, its buffers of several tasks, sorted.
+    shared: &'t [Vec<u32>],
+    /// Per buffer, the tasks that use it (empty for buffers of one task).
+    readers: &'t [Vec<u32>],
+    width: usize,
+    /// Position of each task in the start permutation.
+    rank: Vec<u32>,
+    left: Vec<bool>,
+    /// Per buffer: held by the previous group.
+    prev: Vec<bool>,
+    /// Per buffer: tasks not yet chained that use it.
+    uses_left: Vec<u32>,
+}
+
+/// The chained permutation of the tasks; ties go to the earlier task of `start`.
+pub(super) fn chain(
+    shared: &[Vec<u32>],
+    readers: &[Vec<u32>],
+    width: usize,
+    start: &[u32],
+) -> Vec<u32> {
+    let tasks = shared.len();
+    let mut rank = vec![0u32; tasks];
+    for (k, &t) in start.iter().enumerate() {
+        rank[t as usize] = k as u32;
+    }
+    let mut c = Chain {
+        shared,
+        readers,
+        width: width.max(1),
+        rank,
+        left: vec![true; tasks],
+        prev: vec![false; readers.len()],
+        uses_left: readers.iter().map(|r| r.len() as u32).collect(),
+    };
+    let mut prev_list: Vec<u32> = Vec::new();
+    let mut overlap = vec![0u32; tasks];
+    let mut next_unused = 0usize;
+    let mut out = Vec::with_capacity(tasks);
+    while out.len() < tasks {
+        // tasks sharing buffers with the previous group, most shared first
+        let mut firsts: Vec<u32> = Vec::new();
+        for &b in &prev_list {
+            for &t in &readers[b as usize] {
+                if c.left[t as usize] {
+                    if overlap[t as usize] == 0 {
+                        firsts.push(t);
+                    }
+                    overlap[t as usize] += 1;
+                }
+            }
+        }
+        firsts.sort_unstable_by_key(|&t| {
+            let new = shared[t as usize].len() as u32 - overlap[t as usize];
+            (Reverse(overlap[t as usize]), new, c.rank[t as usize])
+        });
+        for &t in &firsts {
+            overlap[t as usize] = 0;
+        }
+        firsts.truncate(FIRSTS);
+        if firsts.is_empty() {
+            while !c.left[start[next_unused] as usize] {
+                next_unused += 1;
+            }
+            firsts.push(start[next_unused]);
+        }
+        let mut best: Option<(Score, Vec<u32>)> = None;
+        for &first in &firsts {
+            let group = c.grow(first);
+            let score = c.score(&group);
+            if best.as_ref().is_none_or(|b| score < b.0) {
+                best = Some((score, group));
+            }
+        }
+        let (_, group) = best.expect("one first task at least");
+        for &b in &prev_list {
+            c.prev[b as usize] = false;
+        }
+        prev_list.clear();
+        for &t in &group {
+            c.left[t as usize] = false;
+            out.push(t);
+            for &b in &shared[t as usize] {
+                c.uses_left[b as usize] -= 1;
+                if !c.prev[b as usize] {
+                    c.prev[b as usize] = true;
+                    prev_list.push(b);
+                }
+            }
+        }
+    }
+    out
+}
+
+impl Chain<'_> {
+    /// A group of up to `width` tasks from `first`, each next task the one that
+    /// gives the group the best score, ties to the earlier task of the start.
+    fn grow(&self, first: u32) -> Vec<u32> {
+        let mut group = vec![first];
+        while group.len() < self.width {
+            let mut candidates: Vec<u32> = group
+                .iter()
+                .flat_map(|&t| &self.shared[t as usize])
+                .flat_map(|&b| &self.readers[b as usize])
+                .copied()
+                .filter(|&u| self.left[u as usize] && !group.contains(&u))
+                .collect();
+            candidates.sort_unstable();
+            candidates.dedup();
+            let pick = candidates.into_iter().min_by_key(|&u| {
+                group.push(u);
+                let score = self.score(&group);
+                group.pop();
+                (score, self.rank[u as usize])
+            });
+            match pick {
+                Some(u) => group.push(u),
+                None => break,
+            }
+        }
+        group
+    }
+
+    fn score(&self, group: &[u32]) -> Score {
+        let mut bufs: Vec<u32> = group
+            .iter()
+            .flat_map(|&t| self.shared[t as usize].iter().copied())
+            .collect();
+        bufs.sort_unstable();
+        let mut known = 0u32;
+        let mut new = 0u32;
+        let mut uses = 0u64;
+        for run in bufs.chunk_by(|a, b| a == b) {
+            let b = run[0] as usize;
+            if self.prev[b] {
+                known += 1;
+            } else {
+                new += 1;
+            }
+            uses += u64::from(self.uses_left[b]) - run.len() as u64;
+        }
+        (Reverse(known), new, Reverse(uses))
+    }
+}
