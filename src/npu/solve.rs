@@ -177,7 +177,7 @@ fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
 
 /// Work units the Problem 1 op-order search spends per restart, and its restarts.
 const P1_SEARCH_WORK: u64 = 15_000_000;
-const P1_RESTARTS: u64 = 6;
+const P1_RESTARTS: u64 = 12;
 
 /// `start` improved by block moves and lifetime compressions of its ops
 /// (`reorder.rs`), each restart from the best order so far (by peak, then steps at
