@@ -295,139 +295,109 @@ fn bench_npu_prints_a_checked_row_beside_the_published_numbers() {
     assert!(!out.contains("INVALID"), "{out}");
 }
 
+/// Writes a contest JSON case node by node: every buffer's ALLOC leads to its first
+/// user, and its FREE, written last, follows all of its users.
+#[derive(Default)]
+struct CaseBuilder {
+    nodes: Vec<String>,
+    edges: Vec<(usize, usize)>,
+    /// (size, level, ALLOC node, users) per buffer
+    buffers: Vec<(u64, &'static str, usize, Vec<usize>)>,
+}
+
+impl CaseBuilder {
+    fn alloc(&mut self, size: u64, level: &'static str) -> usize {
+        let (b, id) = (self.buffers.len(), self.nodes.len());
+        self.nodes.push(format!(
+            r#"{{"Id": {id}, "Op": "ALLOC", "BufId": {b}, "Size": {size}, "Type": "{level}"}}"#
+        ));
+        self.buffers.push((size, level, id, Vec::new()));
+        b
+    }
+
+    /// An op on `bufs` that runs after the nodes `after`.
+    fn op(
+        &mut self,
+        name: &str,
+        pipe: &str,
+        cycles: u32,
+        bufs: &[usize],
+        after: &[usize],
+    ) -> usize {
+        let id = self.nodes.len();
+        let list: Vec<String> = bufs.iter().map(|b| b.to_string()).collect();
+        self.nodes.push(format!(
+            r#"{{"Id": {id}, "Op": "{name}", "Pipe": "{pipe}", "Cycles": {cycles}, "Bufs": [{}]}}"#,
+            list.join(", ")
+        ));
+        for &b in bufs {
+            if self.buffers[b].3.is_empty() {
+                self.edges.push((self.buffers[b].2, id));
+            }
+            self.buffers[b].3.push(id);
+        }
+        self.edges.extend(after.iter().map(|&a| (a, id)));
+        id
+    }
+
+    fn finish(mut self, name: &str) -> memplan::npu::Case {
+        for (b, (size, level, _, users)) in
+            std::mem::take(&mut self.buffers).into_iter().enumerate()
+        {
+            let id = self.nodes.len();
+            self.nodes.push(format!(
+                r#"{{"Id": {id}, "Op": "FREE", "BufId": {b}, "Size": {size}, "Type": "{level}"}}"#
+            ));
+            self.edges.extend(users.iter().map(|&u| (u, id)));
+        }
+        let edges: Vec<String> = self
+            .edges
+            .iter()
+            .map(|(a, b)| format!("[{a}, {b}]"))
+            .collect();
+        let json = format!(
+            r#"{{"Nodes": [{}], "Edges": [{}]}}"#,
+            self.nodes.join(", "),
+            edges.join(", ")
+        );
+        read_json(json.as_bytes(), name, default_levels()).unwrap()
+    }
+}
+
 /// A tiled matmul `C (m x n tiles) = A (m x k) * B (k x n)` in the contest's
 /// shape, like the Matmul cases but of any size: A and B tiles of 128 copied into
 /// L1 on first use, each product moved into L0A and L0B, the k products of one C
 /// tile accumulated in L0C (256) in a fixed chain, then copied out.
 fn tiled_matmul(m: usize, k: usize, n: usize) -> memplan::npu::Case {
-    let mut nodes: Vec<String> = Vec::new();
-    let mut edges: Vec<(usize, usize)> = Vec::new();
-    // (buffer, size, level, ALLOC node, users)
-    let mut buffers: Vec<(usize, u64, &str, usize, Vec<usize>)> = Vec::new();
-    let node = |nodes: &mut Vec<String>, body: String| {
-        nodes.push(format!(r#"{{"Id": {}, {body}}}"#, nodes.len()));
-        nodes.len() - 1
-    };
-    let alloc = |nodes: &mut Vec<String>, buffers: &mut Vec<_>, size: u64, level| {
-        let b = buffers.len();
-        let id = node(
-            nodes,
-            format!(r#""Op": "ALLOC", "BufId": {b}, "Size": {size}, "Type": "{level}""#),
-        );
-        buffers.push((b, size, level, id, Vec::new()));
-        b
-    };
-    let op = |nodes: &mut Vec<String>,
-              edges: &mut Vec<(usize, usize)>,
-              buffers: &mut Vec<(usize, u64, &str, usize, Vec<usize>)>,
-              name: &str,
-              pipe: &str,
-              cycles: u32,
-              bufs: &[usize],
-              after: &[usize]| {
-        let list: Vec<String> = bufs.iter().map(|b| b.to_string()).collect();
-        let id = nodes.len();
-        nodes.push(format!(
-            r#"{{"Id": {id}, "Op": "{name}", "Pipe": "{pipe}", "Cycles": {cycles}, "Bufs": [{}]}}"#,
-            list.join(", ")
-        ));
-        for &b in bufs {
-            if buffers[b].4.is_empty() {
-                edges.push((buffers[b].3, id));
-            }
-            buffers[b].4.push(id);
-        }
-        edges.extend(after.iter().map(|&a| (a, id)));
-        id
-    };
-    // tile -> (L1 buffer, its COPY_IN)
-    let mut a_tiles = std::collections::HashMap::new();
-    let mut b_tiles = std::collections::HashMap::new();
+    let mut case = CaseBuilder::default();
+    // (row or column, k) -> (L1 buffer, its COPY_IN), for A and for B
+    let mut tiles = [
+        std::collections::HashMap::new(),
+        std::collections::HashMap::new(),
+    ];
     for i in 0..m {
         for j in 0..n {
-            let c = alloc(&mut nodes, &mut buffers, 256, "L0C");
-            let mut last: Option<usize> = None;
+            let c = case.alloc(256, "L0C");
+            let mut after: Vec<usize> = Vec::new();
+            let mut moves = Vec::new();
             for kk in 0..k {
-                let mut operand = |tiles: &mut std::collections::HashMap<_, _>, key| {
-                    *tiles.entry(key).or_insert_with(|| {
-                        let t = alloc(&mut nodes, &mut buffers, 128, "L1");
-                        let load = op(
-                            &mut nodes,
-                            &mut edges,
-                            &mut buffers,
-                            "COPY_IN",
-                            "MTE2",
-                            325,
-                            &[t],
-                            &[],
-                        );
-                        (t, load)
-                    })
-                };
-                let (ta, la) = operand(&mut a_tiles, (i, kk));
-                let (tb, lb) = operand(&mut b_tiles, (kk, j));
-                let l0a = alloc(&mut nodes, &mut buffers, 128, "L0A");
-                let l0b = alloc(&mut nodes, &mut buffers, 128, "L0B");
-                let ma = op(
-                    &mut nodes,
-                    &mut edges,
-                    &mut buffers,
-                    "MOVE",
-                    "MTE1",
-                    31,
-                    &[l0a, ta],
-                    &[la],
-                );
-                let mb = op(
-                    &mut nodes,
-                    &mut edges,
-                    &mut buffers,
-                    "MOVE",
-                    "MTE1",
-                    31,
-                    &[l0b, tb],
-                    &[lb],
-                );
-                let mut after = vec![ma, mb];
-                after.extend(last);
-                last = Some(op(
-                    &mut nodes,
-                    &mut edges,
-                    &mut buffers,
-                    "MATMUL",
-                    "CUBE",
-                    128,
-                    &[c, l0b, l0a],
-                    &after,
-                ));
+                moves.clear();
+                for (side, key, level) in [(0, (i, kk), "L0A"), (1, (j, kk), "L0B")] {
+                    let (tile, load) = *tiles[side].entry(key).or_insert_with(|| {
+                        let t = case.alloc(128, "L1");
+                        (t, case.op("COPY_IN", "MTE2", 325, &[t], &[]))
+                    });
+                    let l0 = case.alloc(128, level);
+                    moves.push((l0, case.op("MOVE", "MTE1", 31, &[l0, tile], &[load])));
+                }
+                after.extend(moves.iter().map(|m| m.1));
+                let bufs = [c, moves[1].0, moves[0].0];
+                after = vec![case.op("MATMUL", "CUBE", 128, &bufs, &after)];
             }
-            let last: Vec<usize> = last.into_iter().collect();
-            op(
-                &mut nodes,
-                &mut edges,
-                &mut buffers,
-                "COPY_OUT",
-                "FIXP",
-                263,
-                &[c],
-                &last,
-            );
+            case.op("COPY_OUT", "FIXP", 263, &[c], &after);
         }
     }
-    for (b, size, level, _, users) in std::mem::take(&mut buffers) {
-        let id = node(
-            &mut nodes,
-            format!(r#""Op": "FREE", "BufId": {b}, "Size": {size}, "Type": "{level}""#),
-        );
-        edges.extend(users.iter().map(|&u| (u, id)));
-    }
-    let edges: Vec<String> = edges.iter().map(|(a, b)| format!("[{a}, {b}]")).collect();
-    let json = format!(
-        r#"{{"Nodes": [{}], "Edges": [{}]}}"#,
-        nodes.join(", "),
-        edges.join(", ")
-    );
-    read_json(json.as_bytes(), "tiled matmul", default_levels()).unwrap()
+    case.finish("tiled matmul")
 }
 
 /// Matmuls of other shapes than the corpus's: the best method runs two C tiles
