@@ -1,5 +1,7 @@
 //! The charts rendered to SVG from the seed example, checked by content.
 
+mod common;
+
 use memplan::render::{self, View};
 use memplan::{Options, Strategy};
 use plotters::prelude::*;
@@ -325,9 +327,8 @@ fn sorted_lines(svg: &str) -> Vec<&str> {
     lines
 }
 
-#[test]
-fn a_step_index_draws_the_same_shapes_at_every_zoom() {
-    // a corpus-like instance: many short lives, some long ones, over 2,000 steps
+/// A corpus-like plan: many short lives, some long ones, over 2,000 steps.
+fn many_short_lives() -> memplan::Plan {
     let mut csv = String::from("id,lower,upper,size\n");
     let mut state = 7u64;
     let mut next = |n: u64| {
@@ -350,9 +351,57 @@ fn a_step_index_draws_the_same_shapes_at_every_zoom() {
         );
     }
     let graph = memplan::formats::read(csv.as_bytes(), None, "zoom").unwrap();
-    let plan = memplan::analyse(&graph, &Options::default())
+    memplan::analyse(&graph, &Options::default())
         .unwrap()
-        .plan(&graph, Strategy::GreedySize);
+        .plan(&graph, Strategy::GreedySize)
+}
+
+#[test]
+fn a_step_index_finds_the_box_under_every_point() {
+    let plan = many_short_lives();
+    let index = render::StepIndex::new(&plan);
+    let brute = |step: f64, bytes: f64| {
+        plan.tensors.iter().position(|t| {
+            step >= f64::from(t.start)
+                && step < f64::from(t.end) + 1.0
+                && bytes >= t.offset as f64
+                && bytes < (t.offset + t.size) as f64
+        })
+    };
+    let mut rng = common::Rng(11);
+    let mut hits = 0;
+    for k in 0..20_000u64 {
+        let (step, bytes) = if k % 2 == 0 {
+            // anywhere on the chart
+            (
+                rng.below(u64::from(plan.steps) * 100) as f64 / 100.0,
+                rng.below(plan.peak_bytes + 1) as f64,
+            )
+        } else {
+            // a corner of a box, inside or just past it
+            let t = &plan.tensors[rng.below(plan.tensors.len() as u64) as usize];
+            let step = if rng.below(2) == 0 {
+                t.start
+            } else {
+                t.end + 1
+            };
+            let bytes = if rng.below(2) == 0 {
+                t.offset
+            } else {
+                t.offset + t.size
+            };
+            (f64::from(step) - 0.01 * rng.below(2) as f64, bytes as f64)
+        };
+        let found = index.at(step, bytes);
+        assert_eq!(found, brute(step, bytes), "at step {step}, byte {bytes}");
+        hits += usize::from(found.is_some());
+    }
+    assert!(hits > 5_000, "{hits} of 20,000 points on a box");
+}
+
+#[test]
+fn a_step_index_draws_the_same_shapes_at_every_zoom() {
+    let plan = many_short_lives();
     let index = render::StepIndex::new(&plan);
     let windows = [
         render::Window::FULL,

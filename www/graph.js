@@ -3,7 +3,7 @@
 
 import * as ui from './ui.js';
 import { register, retain } from './charts.js';
-import { dataAt, liveAt, tensorAt } from './render.js';
+import { dataAt, liveAt } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 const timeCanvas = $('time-address');
@@ -64,7 +64,7 @@ export function registerCharts(state, formatSize) {
   register({
     canvas: timeCanvas, wrap: timeWrap, tip: tooltip, group: 'steps', zoomY: true,
     draw: (scale, highlight, window) => state.drawing.drawTimeAddress(timeCanvas, scale, highlight, window, 0),
-    hit: (frame, x, y) => tensorAt(frame, state.report.plan.tensors, x, y),
+    hit: (frame, x, y) => tensorAt(state, frame, x, y, 0),
     describe: (t) => ui.tensorDetails(t, state.info, formatSize),
     idOf: (t) => t.id,
   });
@@ -76,6 +76,12 @@ export function registerCharts(state, formatSize) {
   });
 }
 
+/** The tensor of plan `slot` under (x, y) of a time-by-address chart, or null: the page's wasm looks it up in its copy of the plan. */
+function tensorAt(state, frame, x, y, slot) {
+  const at = dataAt(frame, x, y);
+  return at === null ? null : state.drawing.tensorAt(slot, at.step, at.bytes);
+}
+
 /** The step of the live-bytes chart under (x, y), or null outside the plan. */
 function stepAt(state, frame, x, y) {
   const at = dataAt(frame, x, y);
@@ -83,7 +89,7 @@ function stepAt(state, frame, x, y) {
   return step >= 0 && step < state.report.plan.steps ? step : null;
 }
 
-/** Shows plan `report` (and `compare`, the comparison's, or null): the numbers, the comparison and the selection. */
+/** Shows plan `report` (and `compare`, the comparison's, or null), each a report's summary without its tensors (the page's wasm holds those): the numbers, the comparison and the selection. */
 export function show(state, report, compare, formatSize) {
   state.report = report;
   state.compare = compare;
@@ -94,7 +100,7 @@ export function show(state, report, compare, formatSize) {
 
 /** Shows the selected tensor's details under the chart. */
 export function showSelection(state, formatSize) {
-  const t = state.selected === null ? null : state.report?.plan.tensors.find((p) => p.id === state.selected) ?? null;
+  const t = state.selected === null || !state.report ? null : state.drawing.tensor(0, state.selected);
   selection.hidden = t === null;
   if (t) selection.replaceChildren(...ui.tensorDetails(t, state.info, formatSize));
 }
@@ -138,7 +144,7 @@ function compareColumn(state, report, slot, formatSize) {
   register({
     canvas, wrap, tip, group: 'steps', zoomY: true,
     draw: (scale, highlight, window) => state.drawing.drawTimeAddress(canvas, scale, highlight, window, slot),
-    hit: (frame, x, y) => tensorAt(frame, report.plan.tensors, x, y),
+    hit: (frame, x, y) => tensorAt(state, frame, x, y, slot),
     describe: (t) => ui.tensorDetails(t, state.info, formatSize),
     idOf: (t) => t.id,
   });

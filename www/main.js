@@ -159,12 +159,12 @@ async function replan(selected = state.selected) {
   remember();
 }
 
-/** Shows the worker's plan reports (JSON text) of the graph. */
-function showPlan({ report, compare }) {
+/** Shows the worker's plan reports of the graph: JSON text for the page's wasm, summaries for the rest. */
+function showPlan({ report, summary, compare, compareSummary }) {
   state.drawing.setReport(0, report);
   if (compare) state.drawing.setReport(1, compare);
   else state.drawing.clear(1);
-  graph.show(state, JSON.parse(report), compare ? JSON.parse(compare) : null, wasm.formatSize);
+  graph.show(state, summary, compareSummary, wasm.formatSize);
   teach.planned(report);
 }
 

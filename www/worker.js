@@ -1,12 +1,26 @@
 // The planning worker: reads graphs and NPU cases and plans or solves them off the
 // page's thread. Every answer is `{ id, ok, value | error }`, after any number of
-// `{ id, progress }` notes from a search; reports travel as JSON text. A panic
-// answers `{ id, ok: false, fatal: true, error }` with its message.
+// `{ id, progress }` notes from a search; reports travel as JSON text, plan reports
+// with their summary beside them. A panic answers `{ id, ok: false, fatal: true,
+// error }` with its message.
 
 import init, { NpuSession, Session, isNpuCase, panicForTests, takePanic } from './pkg/memplan.js';
 
 const ready = init();
 let open = null;
+
+/**
+ * Plan report `text` without its tensors and order, with `plan.placed` counting the
+ * tensors: all the page's own code reads. Parsed here, so that a million tensors do
+ * not stop the page; the page's wasm parses the whole report for the charts.
+ */
+function summary(text) {
+  const report = JSON.parse(text);
+  report.plan.placed = report.plan.tensors.length;
+  delete report.plan.tensors;
+  delete report.plan.order;
+  return report;
+}
 
 /** The open session if it is of `mode`, else an error that says what is open. */
 function current(mode) {
@@ -28,7 +42,8 @@ const handlers = {
     const session = current('graph');
     const plan = (name) => session.plan(name, options, (p) => progress({ strategy: name, ...p }));
     const report = plan(strategy);
-    return { report, compare: compare ? plan(compare) : null };
+    const other = compare ? plan(compare) : null;
+    return { report, summary: summary(report), compare: other, compareSummary: other && summary(other) };
   },
   /** Walks plan `report` (JSON text this session made) for the Learn view. */
   lesson({ report }) {

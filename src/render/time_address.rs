@@ -89,6 +89,20 @@ impl StepIndex {
         StepIndex { short, long, span }
     }
 
+    /// Position in the plan's tensors of the box drawn over `step` and `bytes`, if
+    /// any: the tensor lives through the step (`start <= step < end + 1`) and holds
+    /// the byte.
+    pub fn at(&self, step: f64, bytes: f64) -> Option<usize> {
+        self.around(step, step)
+            .find(|t| {
+                step >= f64::from(t.start)
+                    && step < f64::from(t.end) + 1.0
+                    && bytes >= t.offset as f64
+                    && bytes < (t.offset + t.size) as f64
+            })
+            .map(|t| t.index as usize)
+    }
+
     /// The tensors that may show between steps `x0` and `x1` (some that do not, too).
     fn around(&self, x0: f64, x1: f64) -> impl Iterator<Item = Slot> + '_ {
         // a short tensor shows when start < x1 and end + 1 > x0, so start > x0 - span

@@ -78,6 +78,28 @@ impl Drawing {
         Ok(())
     }
 
+    /// The tensor of the plan in `slot` whose box covers `step` and `bytes` of the
+    /// time-by-address chart (a placement: id, name, size, start, end, offset,
+    /// pool), or null.
+    #[wasm_bindgen(js_name = tensorAt)]
+    pub fn tensor_at(&self, slot: u8, step: f64, bytes: f64) -> Result<JsValue, JsError> {
+        let plan = &report(&self.reports, Some(slot))?.plan;
+        let found = self.indexes[slot_index(Some(slot))?]
+            .as_ref()
+            .and_then(|index| index.at(step, bytes));
+        found.map_or(Ok(JsValue::NULL), |i| to_js(&plan.tensors[i]))
+    }
+
+    /// The placement of tensor `id` in the plan in `slot`, or null when the plan
+    /// does not place it (it lives outside the arena).
+    pub fn tensor(&self, slot: u8, id: u32) -> Result<JsValue, JsError> {
+        let plan = &report(&self.reports, Some(slot))?.plan;
+        plan.tensors
+            .iter()
+            .find(|t| t.id == id)
+            .map_or(Ok(JsValue::NULL), to_js)
+    }
+
     /// Colours the time-by-address boxes by `keys` (palette entry per tensor id,
     /// such as the producer's op type), or by pool again when `keys` is undefined.
     #[wasm_bindgen(js_name = setColourKeys)]

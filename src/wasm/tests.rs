@@ -137,3 +137,40 @@ fn a_lesson_walks_the_plan_on_show() {
     assert!(lesson.is_object());
     assert!(session.lesson("{}").is_err());
 }
+
+/// The field `key` of JS object `value`, as JSON.
+fn field(value: &JsValue, key: &str) -> Value {
+    let text = js_sys::JSON::stringify(&js_sys::Reflect::get(value, &key.into()).unwrap()).unwrap();
+    serde_json::from_str(&String::from(text)).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn the_drawing_finds_tensors_by_id_and_under_a_point() {
+    let mut session = Session::new(SEED, "t.json").unwrap();
+    let text = session
+        .plan("greedy-size", JsValue::UNDEFINED, None)
+        .unwrap();
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let mut drawing = super::draw::Drawing::new();
+    drawing.set_report(0, &text).unwrap();
+    let tensors = report["plan"]["tensors"].as_array().unwrap();
+    assert!(!tensors.is_empty());
+    for t in tensors {
+        let id = t["id"].as_u64().unwrap() as u32;
+        let by_id = drawing.tensor(0, id).unwrap();
+        assert_eq!(field(&by_id, "name"), t["name"]);
+        assert_eq!(field(&by_id, "offset"), t["offset"]);
+        // the middle of its box, and just past its last byte
+        let (start, end) = (t["start"].as_f64().unwrap(), t["end"].as_f64().unwrap());
+        let (offset, size) = (t["offset"].as_f64().unwrap(), t["size"].as_f64().unwrap());
+        let inside = drawing
+            .tensor_at(0, (start + end + 1.0) / 2.0, offset + size / 2.0)
+            .unwrap();
+        assert_eq!(field(&inside, "id"), t["id"]);
+        let past = drawing.tensor_at(0, start, offset + size).unwrap();
+        assert!(past.is_null() || field(&past, "id") != t["id"]);
+    }
+    assert!(drawing.tensor(0, 9_999).unwrap().is_null());
+    assert!(drawing.tensor_at(0, -1.0, 0.0).unwrap().is_null());
+    assert!(message(drawing.tensor(1, 0).unwrap_err()).contains("no plan"));
+}
