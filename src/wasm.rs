@@ -131,6 +131,9 @@ struct PlanReport<'a> {
     ratio: f64,
     /// The capacity the plan was asked to fit in, if any.
     capacity: Option<u64>,
+    /// In a packed report's head: the number of tensors, packed apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    placed: Option<usize>,
 }
 
 /// How the page asks for a plan; every field may be left out.
@@ -219,6 +222,38 @@ impl Session {
         options: JsValue,
         progress: Option<js_sys::Function>,
     ) -> Result<String, JsError> {
+        let (plan, capacity) = self.planned(strategy, options, progress)?;
+        let violations = self.violations(&plan);
+        to_json(&self.report(&plan, capacity, violations, None))
+    }
+
+    /// Like [`Session::plan`], the report packed for the page (see
+    /// `formats::packed`): a JSON head without the tensors, with `placed`
+    /// counting them, and the tensors as records.
+    #[wasm_bindgen(js_name = planPacked)]
+    pub fn plan_packed(
+        &mut self,
+        strategy: &str,
+        options: JsValue,
+        progress: Option<js_sys::Function>,
+    ) -> Result<Vec<u8>, JsError> {
+        let (mut plan, capacity) = self.planned(strategy, options, progress)?;
+        let violations = self.violations(&plan);
+        let tensors = std::mem::take(&mut plan.tensors);
+        let head = to_json(&self.report(&plan, capacity, violations, Some(tensors.len())))?;
+        Ok(formats::packed::pack(&head, &tensors))
+    }
+}
+
+impl Session {
+    /// The plan of `strategy` under `options` (see [`Session::plan`]) and the
+    /// capacity it was asked to fit in.
+    fn planned(
+        &mut self,
+        strategy: &str,
+        options: JsValue,
+        progress: Option<js_sys::Function>,
+    ) -> Result<(Plan, Option<u64>), JsError> {
         let strategy = Strategy::from_name(strategy).map_err(js_error)?;
         let options: PlanOptions = if options.is_undefined() || options.is_null() {
             PlanOptions::default()
@@ -249,19 +284,35 @@ impl Session {
         }
         let (budget_ms, wall_clock) = (options.budget_ms, options.wall_clock);
         let plan = self.plan_within(strategy, budget_ms, wall_clock, progress)?;
-        let violations = check::check(&self.graph, &plan);
-        to_json(&PlanReport {
-            plan: &plan,
+        Ok((plan, pack.capacity))
+    }
+
+    /// What the checker finds wrong with `plan`, in words.
+    fn violations(&self, plan: &Plan) -> Vec<String> {
+        let found = check::check(&self.graph, plan);
+        found.iter().map(|v| v.to_string()).collect()
+    }
+
+    /// The report of `plan`: its `violations`, the profile, the ratio, `capacity`
+    /// and, when its tensors are packed apart, how many were `placed`.
+    fn report<'a>(
+        &'a self,
+        plan: &'a Plan,
+        capacity: Option<u64>,
+        violations: Vec<String>,
+        placed: Option<usize>,
+    ) -> PlanReport<'a> {
+        PlanReport {
+            plan,
             valid: violations.is_empty(),
-            violations: violations.iter().map(|v| v.to_string()).collect(),
+            violations,
             profile: &self.profile,
             ratio: plan.ratio(),
-            capacity: pack.capacity,
-        })
+            capacity,
+            placed,
+        }
     }
-}
 
-impl Session {
     fn plan_within(
         &self,
         strategy: Strategy,

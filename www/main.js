@@ -159,13 +159,14 @@ async function replan(selected = state.selected) {
   remember();
 }
 
-/** Shows the worker's plan reports of the graph: JSON text for the page's wasm, summaries for the rest. */
-function showPlan({ report, summary, compare, compareSummary }) {
-  state.drawing.setReport(0, report);
-  if (compare) state.drawing.setReport(1, compare);
+/** Shows the worker's packed plan reports of the graph: the page's wasm keeps them, the rest of the page reads their summaries. */
+function showPlan({ report, compare }) {
+  state.drawing.setPacked(0, report);
+  if (compare) state.drawing.setPacked(1, compare);
   else state.drawing.clear(1);
-  graph.show(state, summary, compareSummary, wasm.formatSize);
-  teach.planned(report);
+  const summary = (slot) => JSON.parse(state.drawing.summary(slot));
+  graph.show(state, summary(0), compare ? summary(1) : null, wasm.formatSize);
+  teach.planned(() => state.drawing.json(0));
 }
 
 /** Shows the worker's NPU solution (JSON text) and the comparison's summary. */

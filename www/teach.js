@@ -40,7 +40,7 @@ const hooks = {
   request: null, LessonDrawing: null, size: (b) => `${b} B`, openExample: () => {}, remember: () => {}, showError: () => {},
 };
 const lesson = {
-  active: false, stage: 'live', index: 0, report: null, data: null, plan: null, drawing: null,
+  active: false, stage: 'live', index: 0, source: null, report: null, data: null, plan: null, drawing: null,
   info: null, example: null, token: 0, timer: null, note: null, spots: [], frame: null,
 };
 
@@ -94,9 +94,10 @@ export function loaded(mode, info, options, exampleId) {
   showExercise();
 }
 
-/** A new plan report (JSON text) is on show; walks it when the view is open. */
+/** A new plan is on show, its report (JSON text) from `report()`; walks it when the view is open. */
 export function planned(report) {
-  lesson.report = report;
+  lesson.source = report;
+  lesson.report = null;
   if (lesson.active) refresh();
 }
 
@@ -124,7 +125,8 @@ function show(on) {
 
 /** Has the worker walk the plan on show, then shows the current moment. */
 async function refresh() {
-  if (!lesson.report) return;
+  if (!lesson.source) return;
+  lesson.report ??= lesson.source();
   const token = ++lesson.token;
   try {
     const text = await hooks.request('lesson', { report: lesson.report });

@@ -30,7 +30,7 @@ export function clearError(box) {
 /** Writes a plan report's numbers into the summary cards. */
 export function showSummary(out, report, info, formatSize) {
   const { plan } = report;
-  const arena = plan.placed;
+  const arena = report.placed;
   out.tensors.textContent = `${arena}`;
   if (arena !== info.tensors) {
     const all = document.createElement('small');

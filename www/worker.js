@@ -1,26 +1,13 @@
 // The planning worker: reads graphs and NPU cases and plans or solves them off the
 // page's thread. Every answer is `{ id, ok, value | error }`, after any number of
-// `{ id, progress }` notes from a search; reports travel as JSON text, plan reports
-// with their summary beside them. A panic answers `{ id, ok: false, fatal: true,
-// error }` with its message.
+// `{ id, progress }` notes from a search; NPU reports travel as JSON text, plan
+// reports packed (bytes handed over, not copied). A panic answers `{ id, ok: false,
+// fatal: true, error }` with its message.
 
 import init, { NpuSession, Session, isNpuCase, panicForTests, takePanic } from './pkg/memplan.js';
 
 const ready = init();
 let open = null;
-
-/**
- * Plan report `text` without its tensors and order, with `plan.placed` counting the
- * tensors: all the page's own code reads. Parsed here, so that a million tensors do
- * not stop the page; the page's wasm parses the whole report for the charts.
- */
-function summary(text) {
-  const report = JSON.parse(text);
-  report.plan.placed = report.plan.tensors.length;
-  delete report.plan.tensors;
-  delete report.plan.order;
-  return report;
-}
 
 /** The open session if it is of `mode`, else an error that says what is open. */
 function current(mode) {
@@ -40,10 +27,9 @@ const handlers = {
   /** Plans the graph with `strategy` and `options` (align, budget_ms, wall_clock, capacity), and with `compare` too when given; a search reports progress as it goes. */
   plan({ strategy, options, compare }, progress) {
     const session = current('graph');
-    const plan = (name) => session.plan(name, options, (p) => progress({ strategy: name, ...p }));
+    const plan = (name) => session.planPacked(name, options, (p) => progress({ strategy: name, ...p }));
     const report = plan(strategy);
-    const other = compare ? plan(compare) : null;
-    return { report, summary: summary(report), compare: other, compareSummary: other && summary(other) };
+    return { report, compare: compare ? plan(compare) : null };
   },
   /** Walks plan `report` (JSON text this session made) for the Learn view. */
   lesson({ report }) {
@@ -66,7 +52,9 @@ self.onmessage = async ({ data: { id, op, args } }) => {
   try {
     await ready;
     const progress = (value) => self.postMessage({ id, progress: value });
-    self.postMessage({ id, ok: true, value: handlers[op](args, progress) });
+    const value = handlers[op](args, progress);
+    const bytes = Object.values(value ?? {}).filter((v) => v instanceof Uint8Array);
+    self.postMessage({ id, ok: true, value }, bytes.map((v) => v.buffer));
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) {
       // a panic: this instance may be left broken, so the page starts a fresh worker

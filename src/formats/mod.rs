@@ -1,4 +1,6 @@
-//! Readers from file contents to a [`Graph`]: leaves around the core.
+//! Readers from file contents to a [`Graph`]: leaves around the core. Also the
+//! writers of the contest's result files (`contest`) and of the packed plan report
+//! the page's worker hands over (`packed`).
 //!
 //! | format | detected by |
 //! |---|---|
@@ -16,6 +18,7 @@ mod minimalloc;
 mod native;
 pub mod npu;
 mod onnx;
+pub mod packed;
 mod protobuf;
 mod size;
 mod sniff;

@@ -2,13 +2,15 @@
 //! The time-by-address chart paints its boxes into a [`Raster`] kept between redraws.
 
 use super::{canvas_area, js_error, slot_index, to_js, view, with_raster};
+use crate::formats::packed;
 use crate::plan::Plan;
 use crate::render::{self, Boxes, Raster, StepIndex};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-/// A plan report as the worker writes it (see `Session::plan`).
+/// A plan report as the worker writes it (see `Session::plan`), here with the
+/// tensors of its packed form put back.
 #[derive(Serialize, Deserialize)]
 struct Report {
     plan: Plan,
@@ -43,6 +45,8 @@ pub fn palette_colour(k: u32) -> String {
 #[wasm_bindgen]
 pub struct Drawing {
     reports: [Option<Report>; 2],
+    /// Each report's packed head: the report without its tensors.
+    summaries: [Option<String>; 2],
     /// Each report's tensors by first step, for zoomed redraws.
     indexes: [Option<StepIndex>; 2],
     /// Colour key per tensor id instead of the pool (e.g. the producer's op type).
@@ -62,20 +66,33 @@ impl Drawing {
     pub fn new() -> Drawing {
         Drawing {
             reports: [None, None],
+            summaries: [None, None],
             indexes: [None, None],
             keys: None,
             raster: Raster::new(),
         }
     }
 
-    /// Keeps the report in JSON text `json` for drawing in `slot` (0 or 1).
-    #[wasm_bindgen(js_name = setReport)]
-    pub fn set_report(&mut self, slot: u8, json: &str) -> Result<(), JsError> {
+    /// Keeps the report `packed` (as `Session.planPacked` makes it) for drawing in
+    /// `slot` (0 or 1).
+    #[wasm_bindgen(js_name = setPacked)]
+    pub fn set_packed(&mut self, slot: u8, packed: &[u8]) -> Result<(), JsError> {
         let slot = slot_index(Some(slot))?;
-        let report: Report = serde_json::from_str(json).map_err(js_error)?;
+        let (head, tensors) = packed::unpack(packed).map_err(|e| JsError::new(&e))?;
+        let mut report: Report = serde_json::from_str(head).map_err(js_error)?;
+        report.plan.tensors = tensors;
         self.indexes[slot] = Some(self.index(&report.plan));
         self.reports[slot] = Some(report);
+        self.summaries[slot] = Some(head.to_string());
         Ok(())
+    }
+
+    /// The report in `slot` without its tensors, with `placed` counting them, as
+    /// JSON text: what the page's own code reads.
+    pub fn summary(&self, slot: u8) -> Result<String, JsError> {
+        self.summaries[slot_index(Some(slot))?]
+            .clone()
+            .ok_or_else(|| JsError::new("no plan yet: set a report first"))
     }
 
     /// The tensor of the plan in `slot` whose box covers `step` and `bytes` of the
@@ -116,6 +133,7 @@ impl Drawing {
     pub fn clear(&mut self, slot: u8) -> Result<(), JsError> {
         let slot = slot_index(Some(slot))?;
         self.reports[slot] = None;
+        self.summaries[slot] = None;
         self.indexes[slot] = None;
         Ok(())
     }

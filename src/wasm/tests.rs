@@ -145,14 +145,31 @@ fn field(value: &JsValue, key: &str) -> Value {
 }
 
 #[wasm_bindgen_test]
-fn the_drawing_finds_tensors_by_id_and_under_a_point() {
+fn a_packed_report_draws_and_finds_tensors_by_id_and_under_a_point() {
     let mut session = Session::new(SEED, "t.json").unwrap();
     let text = session
         .plan("greedy-size", JsValue::UNDEFINED, None)
         .unwrap();
     let report: Value = serde_json::from_str(&text).unwrap();
+    let packed = session
+        .plan_packed("greedy-size", JsValue::UNDEFINED, None)
+        .unwrap();
     let mut drawing = super::draw::Drawing::new();
-    drawing.set_report(0, &text).unwrap();
+    drawing.set_packed(0, &packed).unwrap();
+    // the packed report is the JSON one, the summary it without the tensors
+    let exported: Value = serde_json::from_str(&drawing.json(Some(0)).unwrap()).unwrap();
+    assert_eq!(exported, report);
+    let summary: Value = serde_json::from_str(&drawing.summary(0).unwrap()).unwrap();
+    assert_eq!(summary["plan"]["peak_bytes"], report["plan"]["peak_bytes"]);
+    assert_eq!(summary["plan"]["tensors"], Value::Array(Vec::new()));
+    assert_eq!(
+        summary["placed"],
+        report["plan"]["tensors"].as_array().unwrap().len()
+    );
+    let cut = drawing
+        .set_packed(1, &packed[..packed.len() - 1])
+        .unwrap_err();
+    assert!(message(cut).contains("ends early"));
     let tensors = report["plan"]["tensors"].as_array().unwrap();
     assert!(!tensors.is_empty());
     for t in tensors {
