@@ -10,7 +10,7 @@ shift || true
 shared=../../shared/corpus
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(native_json corpus_json minimalloc_csv detect npu_json npu_csv contest tflite onnx plan_check)
+  targets=(native_json corpus_json minimalloc_csv detect npu_json npu_csv contest tflite onnx plan_check packed)
 fi
 
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
@@ -77,6 +77,16 @@ contest_seed
 seed tflite "$shared"/tflite/*.tflite
 seed onnx "$shared"/onnx/*.onnx
 mkdir -p corpus/plan_check
+# a packed report of two tensors (see src/formats/packed.rs)
+mkdir -p corpus/packed
+python3 - corpus/packed/seed-two <<'PY'
+import struct, sys
+head = b'{"plan": {"tensors": []}, "placed": 2}'
+out = b"MPK1" + struct.pack("<I", len(head)) + head + struct.pack("<I", 2)
+for i, name in enumerate([b"x", b"<y>"]):
+    out += struct.pack("<IQIIQII", i, 64 * (i + 1), i, i + 2, 128 * i, i, len(name)) + name
+open(sys.argv[1], "wb").write(out)
+PY
 
 # build once, then run the binaries: `cargo fuzz run` would rebuild whenever the
 # tree changes under it
