@@ -26,6 +26,11 @@ let slowTimer = null;
 let tick = null;
 let latest = null;
 let started = 0;
+/** What the latest request asks of the worker, for the progress note. */
+let doing = 'Working';
+
+/** The progress note's words for each request. */
+const DOING = { open: 'Reading the file', plan: 'Planning', solve: 'Solving', lesson: 'Walking through the plan' };
 /** How the progress note writes sizes; the page sets it. */
 let formatSize = (bytes) => `${bytes} B`;
 
@@ -89,6 +94,7 @@ export function request(op, args) {
 
 function send(op, args) {
   const id = nextId++;
+  doing = DOING[op] ?? 'Working';
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject, release: hold() });
     worker.postMessage({ id, op, args });
@@ -121,7 +127,7 @@ function showProgress() {
 function showNote() {
   const seconds = `${((performance.now() - started) / 1000).toFixed(1)} s`;
   if (!latest) {
-    busyText.textContent = `Planning… ${seconds}`;
+    busyText.textContent = `${doing}… ${seconds}`;
     return;
   }
   const { strategy, best_peak: peak, lower_bound: bound } = latest;
