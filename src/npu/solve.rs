@@ -230,10 +230,15 @@ fn task_orders(case: &Case) -> Vec<(Vec<u32>, String)> {
         let budget = TASK_WORK.min(evals.saturating_mul(tasks.accesses_per_run()));
         let (perm, _) = tasks.anneal(&start, budget, seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let from = if chained { "chain" } else { "case order" };
-        out.push((
-            tasks.order(&perm),
-            format!("task search ({width} side by side, from the {from}, seed {seed}) order"),
-        ));
+        for (ahead, loads) in [(true, "a step ahead"), (false, "when needed")] {
+            out.push((
+                tasks.order(&perm, ahead),
+                format!(
+                    "task search ({width} side by side, from the {from}, seed {seed}; \
+                     shared ops {loads}) order"
+                ),
+            ));
+        }
     }
     out
 }

@@ -248,8 +248,11 @@ impl<'a> Tasks<'a> {
 
     /// The order of all nodes that runs the tasks of `perm`: ops by (rank of the
     /// task, distance to the sink, base position), each ALLOC just before its first
-    /// user, each FREE right after its last.
-    pub fn order(&self, perm: &[u32]) -> Vec<u32> {
+    /// user, each FREE right after its last. A shared op runs with the first task
+    /// that needs it: one step ahead of the op that needs it when `ahead` (its
+    /// buffer loaded while the step before runs), else in the same step (the buffer
+    /// takes room only when needed, as the spill model assumes).
+    pub fn order(&self, perm: &[u32], ahead: bool) -> Vec<u32> {
         let case = self.case;
         let n = case.nodes.len();
         let is_op = |i: usize| matches!(case.nodes[i], Node::Op(_));
@@ -258,7 +261,7 @@ impl<'a> Tasks<'a> {
             rank[t as usize] = (k / self.width) as u32;
         }
         // (task rank, distance to the sink); a shared op runs with the first task
-        // that needs it, just before the op that needs it
+        // that needs it, with or a step ahead of the op that needs it
         let mut need = vec![(u32::MAX, Reverse(0u32)); n];
         let mut by_pos: Vec<usize> = (0..n).filter(|&i| is_op(i)).collect();
         by_pos.sort_unstable_by_key(|&i| Reverse(self.base_pos[i]));
@@ -269,7 +272,7 @@ impl<'a> Tasks<'a> {
                     .filter(|&&s| is_op(s as usize))
                     .map(|&s| {
                         let (r, Reverse(h)) = need[s as usize];
-                        (r, Reverse(h + 1))
+                        (r, Reverse(h + u32::from(ahead)))
                     })
                     .min()
                     .unwrap_or((0, Reverse(0))),
