@@ -111,19 +111,17 @@ impl<'a> Tasks<'a> {
             }
         }
         let mut capacity: Vec<u64> = case.levels.iter().map(|l| l.capacity).collect();
+        // per level, the largest buffer of one task and of several
         let mut largest_own = vec![0u64; case.levels.len()];
-        for (b, r) in readers.iter().enumerate() {
-            let buf = &case.buffers[b];
-            if r.len() == 1 {
-                largest_own[buf.level] = largest_own[buf.level].max(buf.size);
-            }
-        }
         let mut largest_shared = vec![0u64; case.levels.len()];
         for (b, r) in readers.iter().enumerate() {
             let buf = &case.buffers[b];
-            if r.len() > 1 {
-                largest_shared[buf.level] = largest_shared[buf.level].max(buf.size);
-            }
+            let largest = match r.len() {
+                0 => continue,
+                1 => &mut largest_own[buf.level],
+                _ => &mut largest_shared[buf.level],
+            };
+            *largest = (*largest).max(buf.size);
         }
         let width = width.max(1);
         for l in 0..capacity.len() {
