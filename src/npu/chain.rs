@@ -162,3 +162,78 @@ impl Chain<'_> {
         (Reverse(known), new, Reverse(uses))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::chain;
+
+    /// Tasks `(i, j)` of an `m x n` grid, each using the `k` buffers of row `i`
+    /// and the `k` of column `j` (a tiled matmul's output tiles and operands).
+    fn grid(m: u32, n: u32, k: u32) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+        let row = |i: u32| (0..k).map(move |x| i * k + x);
+        let col = |j: u32| (0..k).map(move |x| (m + j) * k + x);
+        let shared: Vec<Vec<u32>> = (0..m * n)
+            .map(|t| row(t / n).chain(col(t % n)).collect())
+            .collect();
+        let mut readers = vec![Vec::new(); ((m + n) * k) as usize];
+        for (t, bufs) in shared.iter().enumerate() {
+            for &b in bufs {
+                readers[b as usize].push(t as u32);
+            }
+        }
+        (shared, readers)
+    }
+
+    #[test]
+    fn pairs_share_an_operand_and_sweep_like_a_column_pair_snake() {
+        let (m, n, k) = (16u32, 16u32, 16u32);
+        let (shared, readers) = grid(m, n, k);
+        // ties go by the start: a scrambled one
+        let start: Vec<u32> = (0..m * n).map(|t| (t * 37 + 11) % (m * n)).collect();
+        let order = chain(&shared, &readers, 2, &start);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(
+            sorted,
+            (0..m * n).collect::<Vec<u32>>(),
+            "a permutation of the tasks"
+        );
+        let common = |a: &[u32], b: &[u32]| a.iter().filter(|x| b.contains(x)).count();
+        for g in order.chunks(2) {
+            let (a, b) = (&shared[g[0] as usize], &shared[g[1] as usize]);
+            assert_eq!(
+                common(a, b),
+                k as usize,
+                "{g:?}: the two share a row or a column"
+            );
+        }
+        let groups: Vec<Vec<u32>> = order
+            .chunks(2)
+            .map(|g| {
+                let mut bufs: Vec<u32> =
+                    g.iter().flat_map(|&t| shared[t as usize].clone()).collect();
+                bufs.sort_unstable();
+                bufs.dedup();
+                bufs
+            })
+            .collect();
+        // every group holds some of what the group before it held, and all in all
+        // the groups load no more new buffers than a snake of column pairs down and
+        // up the rows: 3k first, k per group after, k more per turn
+        let mut new = groups[0].len();
+        for w in groups.windows(2) {
+            assert!(
+                common(&w[0], &w[1]) >= k as usize,
+                "{:?} then {:?}",
+                w[0],
+                w[1]
+            );
+            new += w[1].len() - common(&w[0], &w[1]);
+        }
+        let snake = 3 * k + (m * n / 2 - 1) * k + (n / 2 - 1) * k;
+        assert!(
+            new <= snake as usize,
+            "{new} new buffers, the snake loads {snake}"
+        );
+    }
+}
