@@ -20,6 +20,10 @@ struct Report {
     ratio: f64,
     #[serde(default)]
     capacity: Option<u64>,
+    /// The packed head it came with: this report without its tensors, with
+    /// `placed` counting them.
+    #[serde(skip)]
+    head: String,
 }
 
 impl Drawing {
@@ -45,8 +49,6 @@ pub fn palette_colour(k: u32) -> String {
 #[wasm_bindgen]
 pub struct Drawing {
     reports: [Option<Report>; 2],
-    /// Each report's packed head: the report without its tensors.
-    summaries: [Option<String>; 2],
     /// Each report's tensors by first step, for zoomed redraws.
     indexes: [Option<StepIndex>; 2],
     /// Colour key per tensor id instead of the pool (e.g. the producer's op type).
@@ -66,7 +68,6 @@ impl Drawing {
     pub fn new() -> Drawing {
         Drawing {
             reports: [None, None],
-            summaries: [None, None],
             indexes: [None, None],
             keys: None,
             raster: Raster::new(),
@@ -81,18 +82,16 @@ impl Drawing {
         let (head, tensors) = packed::unpack(packed).map_err(|e| JsError::new(&e))?;
         let mut report: Report = serde_json::from_str(head).map_err(js_error)?;
         report.plan.tensors = tensors;
+        report.head = head.to_string();
         self.indexes[slot] = Some(self.index(&report.plan));
         self.reports[slot] = Some(report);
-        self.summaries[slot] = Some(head.to_string());
         Ok(())
     }
 
     /// The report in `slot` without its tensors, with `placed` counting them, as
     /// JSON text: what the page's own code reads.
     pub fn summary(&self, slot: u8) -> Result<String, JsError> {
-        self.summaries[slot_index(Some(slot))?]
-            .clone()
-            .ok_or_else(|| JsError::new("no plan yet: set a report first"))
+        Ok(report(&self.reports, Some(slot))?.head.clone())
     }
 
     /// The tensor of the plan in `slot` whose box covers `step` and `bytes` of the
@@ -133,7 +132,6 @@ impl Drawing {
     pub fn clear(&mut self, slot: u8) -> Result<(), JsError> {
         let slot = slot_index(Some(slot))?;
         self.reports[slot] = None;
-        self.summaries[slot] = None;
         self.indexes[slot] = None;
         Ok(())
     }
