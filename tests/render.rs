@@ -330,13 +330,8 @@ fn sorted_lines(svg: &str) -> Vec<&str> {
 /// A corpus-like plan: many short lives, some long ones, over 2,000 steps.
 fn many_short_lives() -> memplan::Plan {
     let mut csv = String::from("id,lower,upper,size\n");
-    let mut state = 7u64;
-    let mut next = |n: u64| {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) % n
-    };
+    let mut rng = common::Rng(7);
+    let mut next = |n: u64| rng.below(n);
     for id in 0..3000 {
         let lower = next(2000);
         let life = if next(50) == 0 {
