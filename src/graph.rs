@@ -67,6 +67,22 @@ pub struct Graph {
     pub name: String,
     pub tensors: Vec<Tensor>,
     pub ops: Vec<Op>,
+    /// Bodies of the ops that have them (`If` branches, `Loop` and `Scan` bodies),
+    /// each planned as its own arena. A value of this graph that a body reads is an
+    /// input of the op, so it lives through the op's step.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub subgraphs: Vec<Subgraph>,
+    /// What the importer wants the user to know (a guessed size, a reordered file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// A body of op `op`, held in its attribute `attribute`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Subgraph {
+    pub op: String,
+    pub attribute: String,
+    pub graph: Graph,
 }
 
 /// Largest number of tensors or ops a graph may hold.
@@ -143,7 +159,13 @@ impl Graph {
                 producer[out.index()] = Some(i as u32);
             }
         }
-        Ok(Graph { name, tensors, ops })
+        Ok(Graph {
+            name,
+            tensors,
+            ops,
+            subgraphs: Vec::new(),
+            notes: Vec::new(),
+        })
     }
 
     pub fn tensor(&self, id: TensorId) -> &Tensor {

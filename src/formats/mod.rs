@@ -131,16 +131,41 @@ pub struct ReadOptions {
     /// Shapes of named ONNX graph inputs, replacing their declared or symbolic
     /// dimensions (which otherwise default to 1).
     pub input_shapes: Vec<(String, Vec<u64>)>,
+    /// Shapes of named ONNX values: upper bounds for sizes that depend on input
+    /// values (`NonZero`, a `Loop` without a constant trip count ...).
+    pub value_shapes: Vec<(String, Vec<u64>)>,
+    /// Ignore the ONNX file's `value_info` and declared output types, so that
+    /// every shape is memplan's own inference.
+    pub no_declared: bool,
 }
 
-/// Parses `NAME=DIMS` with dimensions separated by `x` or `,`: `data=1x3x224x224`.
+pub use onnx::{Source as ShapeSource, ValueShape};
+
+/// Every value of an ONNX model's main graph with its shape, element type, bytes
+/// and where the shape came from (`memplan shapes`), and the graph.
+pub fn onnx_shapes(data: &[u8], name: &str, opts: &ReadOptions) -> Result<(Graph, Vec<ValueShape>), Error> {
+    check_size(data)?;
+    let o = onnx::Options {
+        input_shapes: &opts.input_shapes,
+        value_shapes: &opts.value_shapes,
+        no_declared: opts.no_declared,
+    };
+    let imported = onnx::import(data, name, &o)?;
+    Ok((imported.graph, imported.values))
+}
+
+/// Parses `NAME=DIMS` with dimensions separated by `x` or `,`: `data=1x3x224x224`;
+/// `NAME=` or `NAME=scalar` gives a rank-0 shape.
 pub fn parse_input_shape(text: &str) -> Result<(String, Vec<u64>), Error> {
-    let bad = || Error::usage(format!("`{text}` is not NAME=DIMS (e.g. data=1x3x224x224)"));
+    let bad = || Error::usage(format!("`{text}` is not NAME=DIMS (e.g. data=1x3x224x224, or n=scalar)"));
     let (name, dims) = text.rsplit_once('=').ok_or_else(bad)?;
-    let dims = dims
-        .split(['x', 'X', ','])
-        .map(|d| d.trim().parse::<u64>().map_err(|_| bad()))
-        .collect::<Result<Vec<_>, _>>()?;
+    let dims = if dims.trim().is_empty() || dims.trim() == "scalar" {
+        Vec::new()
+    } else {
+        dims.split(['x', 'X', ','])
+            .map(|d| d.trim().parse::<u64>().map_err(|_| bad()))
+            .collect::<Result<Vec<_>, _>>()?
+    };
     if name.is_empty() {
         return Err(bad());
     }
@@ -160,13 +185,7 @@ pub fn read_with(
     name: &str,
     opts: &ReadOptions,
 ) -> Result<Graph, Error> {
-    if data.len() > MAX_INPUT_BYTES {
-        return Err(Error::limit(
-            "the input size in bytes",
-            data.len() as u64,
-            MAX_INPUT_BYTES as u64,
-        ));
-    }
+    check_size(data)?;
     let format = match format {
         Some(f) => f,
         None => Format::detect(data)?,
@@ -176,8 +195,19 @@ pub fn read_with(
         Format::Corpus => corpus::read(data, name),
         Format::MiniMalloc => minimalloc::read(data, name),
         Format::Tflite => tflite::read(data, name),
-        Format::Onnx => onnx::read(data, name, &opts.input_shapes),
+        Format::Onnx => onnx_shapes(data, name, opts).map(|(g, _)| g),
     }
+}
+
+fn check_size(data: &[u8]) -> Result<(), Error> {
+    if data.len() > MAX_INPUT_BYTES {
+        return Err(Error::limit(
+            "the input size in bytes",
+            data.len() as u64,
+            MAX_INPUT_BYTES as u64,
+        ));
+    }
+    Ok(())
 }
 
 fn json_error(format: &'static str, e: serde_json::Error) -> Error {

@@ -5,6 +5,7 @@ mod bench_npu;
 mod npu;
 mod npu_check;
 mod report;
+mod shapes;
 
 use lexopt::prelude::*;
 use memplan::formats::{self, Format, ReadOptions};
@@ -25,7 +26,13 @@ usage:
                     [--keep-outputs] [--format F] [--json OUT|-] [--svg OUT]
                     [--budget MS] [--deterministic] [--seed N] [--capacity SIZE]
                     [--progress]
-                    [--input-shape NAME=DIMS]...  (ONNX inputs, e.g. data=1x3x224x224)
+                    [--input-shape NAME=DIMS]...  (ONNX inputs, e.g. data=1x3x224x224, n=scalar)
+                    [--value-shape NAME=DIMS]...  (upper bounds of data-dependent ONNX values)
+                    [--no-declared]               (ONNX: ignore value_info, infer every shape)
+  memplan shapes MODEL [--json OUT|-] [--no-declared] [--input-shape NAME=DIMS]...
+                    [--value-shape NAME=DIMS]...
+                                    every value of an ONNX model: shape, element type,
+                                    bytes and where the shape came from
   memplan check FILE PLAN.json      check a plan written by `plan --json`
   memplan bench [DIR|FILE...] [--align N] [--strategy NAME]... [--budget MS]
                 [--deterministic] [--seed N] [--capacity SIZE]
@@ -77,6 +84,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     match command {
         Value(cmd) => match cmd.string()?.as_str() {
             "plan" => plan(&mut args),
+            "shapes" => shapes::run(&mut args),
             "check" => check(&mut args),
             "bench" => bench::run(&mut args),
             "bench-npu" => bench_npu::run(&mut args),
@@ -103,14 +111,14 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
 }
 
 /// A command-line argument that no longer borrows the parser.
-enum Token {
+pub(crate) enum Token {
     Short(char),
     Long(String),
     Value(std::ffi::OsString),
 }
 
 impl Token {
-    fn next(args: &mut lexopt::Parser) -> Result<Option<Token>, lexopt::Error> {
+    pub(crate) fn next(args: &mut lexopt::Parser) -> Result<Option<Token>, lexopt::Error> {
         Ok(args.next()?.map(|arg| match arg {
             Short(c) => Token::Short(c),
             Long(l) => Token::Long(l.to_string()),
@@ -118,7 +126,7 @@ impl Token {
         }))
     }
 
-    fn unexpected(self) -> Box<dyn std::error::Error> {
+    pub(crate) fn unexpected(self) -> Box<dyn std::error::Error> {
         match self {
             Token::Short(c) => format!("unexpected option -{c}").into(),
             Token::Long(l) => format!("unexpected option --{l}").into(),
@@ -129,10 +137,10 @@ impl Token {
 
 /// Options shared by `plan` and `bench`.
 #[derive(Default)]
-struct Common {
+pub(crate) struct Common {
     opts: Options,
     format: Option<Format>,
-    read: ReadOptions,
+    pub(crate) read: ReadOptions,
     /// `--budget`, when given.
     budget_ms: Option<u64>,
     /// `--deterministic`: budgets count work units, not wall time.
@@ -162,7 +170,7 @@ impl Common {
     }
 
     /// Takes `arg` if it is a shared option; returns whether it was.
-    fn take(
+    pub(crate) fn take(
         &mut self,
         arg: &Token,
         args: &mut lexopt::Parser,
@@ -200,6 +208,10 @@ impl Common {
             "input-shape" => {
                 (self.read.input_shapes).push(formats::parse_input_shape(&args.value()?.string()?)?)
             }
+            "value-shape" => {
+                (self.read.value_shapes).push(formats::parse_input_shape(&args.value()?.string()?)?)
+            }
+            "no-declared" => self.read.no_declared = true,
             _ => return Ok(false),
         }
         Ok(true)
@@ -352,7 +364,7 @@ fn check(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Erro
     })
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
     let meta = std::fs::metadata(path)
         .map_err(|e| Error::usage(format!("cannot read {}: {e}", path.display())))?;
     if meta.len() > formats::MAX_INPUT_BYTES as u64 {

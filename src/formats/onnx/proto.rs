@@ -17,8 +17,13 @@ pub struct Model {
     pub ir_version: i64,
     /// The default-domain opset (`""` or `ai.onnx`), 1 when absent.
     pub opset: i64,
+    /// Every imported opset, domain (`""` for the default one) and version.
+    pub opsets: Vec<(String, i64)>,
     pub graph: Graph,
 }
+
+/// Deepest nesting of subgraphs (`If` in `Loop` in ...) a model may have.
+pub const MAX_DEPTH: usize = 24;
 
 #[derive(Default)]
 pub struct Graph {
@@ -36,6 +41,8 @@ pub struct Node {
     pub outputs: Vec<String>,
     pub name: String,
     pub op_type: String,
+    /// The operator set: `""` for the default one (`ai.onnx`).
+    pub domain: String,
     pub attributes: Vec<Attribute>,
 }
 
@@ -48,6 +55,11 @@ pub struct Attribute {
     pub t: Option<Tensor>,
     pub floats: Vec<f32>,
     pub ints: Vec<i64>,
+    /// How many strings the attribute lists.
+    pub strings: usize,
+    /// A subgraph (`If` branches, `Loop` and `Scan` bodies).
+    pub g: Option<Graph>,
+    pub graphs: Vec<Graph>,
 }
 
 #[derive(Default)]
@@ -57,12 +69,25 @@ pub struct Tensor {
     pub data_type: i32,
     /// Integer contents (int32/int64/uint8/bool ...), when small enough to keep.
     pub ints: Option<Vec<i64>>,
+    /// Floating-point contents (float, double, float16), when small enough to keep.
+    pub floats: Option<Vec<f64>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeKind {
+    Tensor,
+    Sequence,
+    Optional,
+    Other,
 }
 
 /// A value's declared element type and shape.
 #[derive(Default)]
 pub struct ValueInfo {
     pub name: String,
+    /// What the type describes: a tensor, a sequence or optional of tensors, or
+    /// something else (a map, a sparse tensor); `None` when no type is given.
+    pub kind: Option<TypeKind>,
     pub elem_type: i32,
     /// `None` when the type carries no shape; a dimension is `None` when symbolic
     /// or unknown.
@@ -73,6 +98,7 @@ pub fn model(data: &[u8]) -> Result<Model, Error> {
     let mut m = Model {
         ir_version: 0,
         opset: 1,
+        opsets: Vec::new(),
         graph: Graph::default(),
     };
     let mut graph = None;
@@ -86,12 +112,13 @@ pub fn model(data: &[u8]) -> Result<Model, Error> {
                 if domain.is_empty() || domain == "ai.onnx" {
                     opset = Some(opset.unwrap_or(0).max(version));
                 }
+                m.opsets.push((domain, version));
             }
             _ => {}
         }
     }
     let graph = graph.ok_or_else(|| Error::parse(F, None, "the model has no graph"))?;
-    m.graph = self::graph(graph)?;
+    m.graph = self::graph(graph, 0)?;
     m.opset = opset.unwrap_or(1);
     Ok(m)
 }
@@ -123,11 +150,18 @@ fn opset_id(data: &[u8]) -> Result<(String, i64), Error> {
     Ok((domain, version))
 }
 
-fn graph(data: &[u8]) -> Result<Graph, Error> {
+fn graph(data: &[u8], depth: usize) -> Result<Graph, Error> {
+    if depth > MAX_DEPTH {
+        return Err(Error::parse(
+            F,
+            None,
+            format!("subgraphs nest more than {MAX_DEPTH} deep"),
+        ));
+    }
     let mut g = Graph::default();
     for field in fields(data, F) {
         match field? {
-            (1, w) => g.nodes.push(node(bytes(w, F)?)?),
+            (1, w) => g.nodes.push(node(bytes(w, F)?, depth)?),
             (2, w) => g.name = text(w, F)?,
             (5, w) => g.initializers.push(tensor(bytes(w, F)?)?),
             (11, w) => g.inputs.push(value_info(bytes(w, F)?)?),
@@ -139,7 +173,7 @@ fn graph(data: &[u8]) -> Result<Graph, Error> {
     Ok(g)
 }
 
-fn node(data: &[u8]) -> Result<Node, Error> {
+fn node(data: &[u8], depth: usize) -> Result<Node, Error> {
     let mut n = Node::default();
     for field in fields(data, F) {
         match field? {
@@ -147,14 +181,20 @@ fn node(data: &[u8]) -> Result<Node, Error> {
             (2, w) => n.outputs.push(text(w, F)?),
             (3, w) => n.name = text(w, F)?,
             (4, w) => n.op_type = text(w, F)?,
-            (5, w) => n.attributes.push(attribute(bytes(w, F)?)?),
+            (5, w) => n.attributes.push(attribute(bytes(w, F)?, depth)?),
+            (7, w) => {
+                n.domain = text(w, F)?;
+                if n.domain == "ai.onnx" {
+                    n.domain.clear();
+                }
+            }
             _ => {}
         }
     }
     Ok(n)
 }
 
-fn attribute(data: &[u8]) -> Result<Attribute, Error> {
+fn attribute(data: &[u8], depth: usize) -> Result<Attribute, Error> {
     let mut a = Attribute::default();
     let mut complete = true;
     for field in fields(data, F) {
@@ -164,7 +204,10 @@ fn attribute(data: &[u8]) -> Result<Attribute, Error> {
             (3, w) => a.i = Some(int(w, F)?),
             (4, w) => a.s = bytes(w, F)?.to_vec(),
             (5, w) => a.t = Some(tensor(bytes(w, F)?)?),
+            (6, w) => a.g = Some(graph(bytes(w, F)?, depth + 1)?),
             (7, w) => push_floats(w, &mut a.floats, F)?,
+            (9, _) => a.strings += 1,
+            (11, w) => a.graphs.push(graph(bytes(w, F)?, depth + 1)?),
             (8, w) => complete &= push_ints(w, &mut a.ints, MAX_INTS, F)?,
             _ => {}
         }
@@ -178,15 +221,22 @@ fn attribute(data: &[u8]) -> Result<Attribute, Error> {
 fn tensor(data: &[u8]) -> Result<Tensor, Error> {
     let mut t = Tensor::default();
     let (mut raw, mut ints, mut kept, mut ranked) = (None, Vec::new(), true, true);
+    let (mut floats, mut doubles, mut external) = (Vec::new(), Vec::new(), false);
     for field in fields(data, F) {
         match field? {
             (1, w) => ranked &= push_ints(w, &mut t.dims, MAX_RANK, F)?,
             (2, w) => t.data_type = int(w, F)? as i32,
-            (5, w) | (7, w) => kept &= push_ints(w, &mut ints, MAX_DATA, F)?,
+            (4, w) if floats.len() <= MAX_DATA => push_floats(w, &mut floats, F)?,
+            (5, w) | (7, w) | (11, w) => kept &= push_ints(w, &mut ints, MAX_DATA, F)?,
             (8, w) => t.name = text(w, F)?,
             (9, w) => raw = Some(bytes(w, F)?),
+            (10, w) if doubles.len() <= MAX_DATA => push_doubles(w, &mut doubles)?,
+            (14, w) => external = int(w, F)? == 1,
             _ => {}
         }
+    }
+    if external {
+        return Ok(t); // the contents are in another file: only the type is known
     }
     if !ranked {
         return Err(too_many(&t.name, "dimensions", MAX_RANK));
@@ -203,10 +253,78 @@ fn tensor(data: &[u8]) -> Result<Tensor, Error> {
                 .collect(),
         ),
         (Some(r), 2 | 9) if r.len() <= MAX_DATA => Some(r.iter().map(|&b| i64::from(b)).collect()),
-        (None, 2..=7 | 9) if kept => Some(ints),
+        (Some(r), 3) if r.len() <= MAX_DATA => Some(r.iter().map(|&b| i64::from(b as i8)).collect()),
+        (Some(r), 4 | 5) if r.len() / 2 <= MAX_DATA => Some(
+            r.chunks_exact(2)
+                .map(|c| {
+                    let v = u16::from_le_bytes([c[0], c[1]]);
+                    if t.data_type == 5 { i64::from(v as i16) } else { i64::from(v) }
+                })
+                .collect(),
+        ),
+        (Some(r), 12) if r.len() / 4 <= MAX_DATA => Some(
+            r.chunks_exact(4)
+                .map(|c| i64::from(u32::from_le_bytes(c.try_into().expect("4 bytes"))))
+                .collect(),
+        ),
+        (None, 2..=7 | 9 | 12 | 13) if kept => Some(ints.clone()),
+        _ => None,
+    };
+    t.floats = match (raw, t.data_type) {
+        (Some(r), 1) if r.len() / 4 <= MAX_DATA => Some(
+            r.chunks_exact(4)
+                .map(|c| f64::from(f32::from_le_bytes(c.try_into().expect("4 bytes"))))
+                .collect(),
+        ),
+        (Some(r), 11) if r.len() / 8 <= MAX_DATA => Some(
+            r.chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect(),
+        ),
+        (Some(r), 10) if r.len() / 2 <= MAX_DATA => Some(
+            r.chunks_exact(2)
+                .map(|c| half(u16::from_le_bytes([c[0], c[1]])))
+                .collect(),
+        ),
+        (None, 1) if floats.len() <= MAX_DATA => Some(floats.iter().map(|&f| f64::from(f)).collect()),
+        // float16 and bfloat16 keep their bits in int32_data
+        (None, 10) if kept => Some(ints.iter().map(|&b| half(b as u16)).collect()),
+        (None, 11) if doubles.len() <= MAX_DATA => Some(doubles),
         _ => None,
     };
     Ok(t)
+}
+
+/// The value of IEEE half-precision bits.
+fn half(bits: u16) -> f64 {
+    let sign = if bits >> 15 == 1 { -1.0 } else { 1.0 };
+    let exp = i32::from((bits >> 10) & 0x1f);
+    let frac = f64::from(bits & 0x3ff);
+    sign * match exp {
+        0 => frac * 2f64.powi(-24),
+        31 if frac == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        e => (1.0 + frac / 1024.0) * 2f64.powi(e - 15),
+    }
+}
+
+/// Appends a repeated double field, packed or not.
+fn push_doubles(wire: Wire, out: &mut Vec<f64>) -> Result<(), Error> {
+    match wire {
+        Wire::Fixed64(v) => out.push(f64::from_bits(v)),
+        Wire::Bytes(b) if b.len() % 8 == 0 => out.extend(
+            b.chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))),
+        ),
+        _ => {
+            return Err(Error::parse(
+                F,
+                None,
+                "the file is truncated or corrupt: a double list has the wrong wire type",
+            ))
+        }
+    }
+    Ok(())
 }
 
 fn too_many(name: &str, what: &str, limit: usize) -> Error {
@@ -222,18 +340,42 @@ fn value_info(data: &[u8]) -> Result<ValueInfo, Error> {
     for field in fields(data, F) {
         match field? {
             (1, w) => v.name = text(w, F)?,
-            (2, w) => {
-                // TypeProto.tensor_type (1): elem_type (1), shape (2)
-                for f in fields(bytes(w, F)?, F) {
-                    if let (1, w) = f? {
-                        tensor_type(bytes(w, F)?, &mut v)?;
-                    }
-                }
-            }
+            (2, w) => type_proto(bytes(w, F)?, &mut v, 0)?,
             _ => {}
         }
     }
     Ok(v)
+}
+
+/// A `TypeProto`: tensor_type (1), sequence_type (4), map_type (5), optional_type
+/// (9), sparse_tensor_type (8). A sequence or optional keeps its element's type.
+fn type_proto(data: &[u8], v: &mut ValueInfo, depth: usize) -> Result<(), Error> {
+    for f in fields(data, F) {
+        let (kind, w) = match f? {
+            (1, w) => (TypeKind::Tensor, w),
+            (4, w) => (TypeKind::Sequence, w),
+            (9, w) => (TypeKind::Optional, w),
+            (5 | 8, _) => {
+                v.kind = Some(TypeKind::Other);
+                continue;
+            }
+            _ => continue,
+        };
+        if depth == 0 {
+            v.kind = Some(kind);
+        }
+        if kind == TypeKind::Tensor {
+            tensor_type(bytes(w, F)?, v)?;
+        } else if depth < MAX_DEPTH {
+            // Sequence/Optional: elem_type (1) is a nested TypeProto
+            for f in fields(bytes(w, F)?, F) {
+                if let (1, w) = f? {
+                    type_proto(bytes(w, F)?, v, depth + 1)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn tensor_type(data: &[u8], v: &mut ValueInfo) -> Result<(), Error> {

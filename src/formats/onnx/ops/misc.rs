@@ -1,0 +1,5 @@
+//! TODO
+
+use super::Registry;
+
+pub fn register(_r: &mut Registry) {}

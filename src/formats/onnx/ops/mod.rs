@@ -1,0 +1,204 @@
+//! The op registry: one small handler per op family, looked up by domain and op
+//! type. A handler reads a node and what is known about its inputs ([`Ctx`]) and
+//! returns the element type and shape of every output, or a short reason. Handlers
+//! of ops with subgraphs (`If`, `Loop`, `Scan`) also get the importer's
+//! [`Bodies`], which walks a subgraph.
+//!
+//! | file | families |
+//! |---|---|
+//! | `elementwise` | unary maths and activations, broadcasting arithmetic and logic, casts, normalisations, random-like ops |
+//! | `layout` | reshape, transpose, concat, split, slice, pad, gather/scatter, shape values (`Shape`, `Range`, `ConstantOfShape` ...) |
+//! | `nn` | convolution, pooling, matrix products, resizing, windows over images |
+//! | `reduce` | reductions, arg/top-k, losses, signal processing |
+//! | `rnn` | `RNN`, `LSTM`, `GRU` and onnxruntime's fused RNN ops |
+//! | `quant` | quantisation (`QuantizeLinear`, `QLinear*`, integer products, `com.microsoft` quantised ops) |
+//! | `microsoft` | onnxruntime's transformer fusions (`Attention`, `SkipLayerNormalization` ...) |
+//! | `control` | `If`, `Loop`, `Scan` |
+//! | `misc` | sequences, optionals, training, `ai.onnx.ml`, data-dependent ops |
+
+mod control;
+mod elementwise;
+mod layout;
+mod microsoft;
+mod misc;
+mod nn;
+mod quant;
+mod reduce;
+mod rnn;
+
+use super::proto::{Attribute, Graph, Node};
+use super::shape::{Data, Info, Out};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Domains, as nodes name them (`""` is the default `ai.onnx`).
+pub const ONNX: &str = "";
+pub const MS: &str = "com.microsoft";
+pub const ML: &str = "ai.onnx.ml";
+pub const TRAINING: &str = "ai.onnx.preview.training";
+
+/// A node as a handler sees it.
+pub struct Ctx<'a> {
+    pub node: &'a Node,
+    /// `None` for an absent optional input.
+    pub inputs: &'a [Option<&'a Info>],
+    /// The opset version of the node's domain.
+    pub opset: i64,
+}
+
+/// Walks a subgraph for a control-flow handler: given the types of the body's
+/// inputs, the types of its outputs.
+pub trait Bodies {
+    fn walk(&mut self, attr: &str, body: &Graph, inputs: Vec<Info>) -> Result<Vec<Info>, String>;
+    /// Adds a note to the import's report.
+    fn note(&mut self, text: String);
+}
+
+type Plain = fn(&Ctx) -> Result<Out, String>;
+type WithBodies = fn(&Ctx, &mut dyn Bodies) -> Result<Out, String>;
+
+#[derive(Clone, Copy)]
+pub enum Handler {
+    Plain(Plain),
+    Bodies(WithBodies),
+}
+
+/// Op types by domain, each with its handler.
+#[derive(Default)]
+pub struct Registry {
+    map: HashMap<(&'static str, &'static str), Handler>,
+}
+
+impl Registry {
+    pub fn add(&mut self, domain: &'static str, ops: &[&'static str], f: Plain) {
+        for op in ops {
+            self.map.insert((domain, op), Handler::Plain(f));
+        }
+    }
+
+    fn add_bodies(&mut self, domain: &'static str, ops: &[&'static str], f: WithBodies) {
+        for op in ops {
+            self.map.insert((domain, op), Handler::Bodies(f));
+        }
+    }
+
+    /// Op types per domain that have a handler, sorted.
+    pub fn covered(&self) -> Vec<(&'static str, &'static str)> {
+        let mut v: Vec<_> = self.map.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+/// The registry, built once.
+pub fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut r = Registry::default();
+        elementwise::register(&mut r);
+        layout::register(&mut r);
+        nn::register(&mut r);
+        reduce::register(&mut r);
+        rnn::register(&mut r);
+        quant::register(&mut r);
+        microsoft::register(&mut r);
+        misc::register(&mut r);
+        control::register(&mut r);
+        r
+    })
+}
+
+/// The handler of `domain`/`op`; onnxruntime also accepts standard ops under
+/// `com.microsoft`, so that domain falls back to the default one.
+pub fn lookup(domain: &str, op: &str) -> Option<Handler> {
+    let r = registry();
+    let d = if domain == "ai.onnx" { "" } else { domain };
+    r.map
+        .get(&(d, op))
+        .or_else(|| (d == MS).then(|| r.map.get(&("", op))).flatten())
+        .copied()
+}
+
+/// Reasons that start with this are data-dependent sizes (the importer suggests
+/// `--value-shape`).
+pub const DATA_DEPENDENT: &str = "data-dependent";
+
+impl<'a> Ctx<'a> {
+    pub fn n_out(&self) -> usize {
+        self.node.outputs.len()
+    }
+
+    /// Input `i`, which must be present.
+    pub fn x(&self, i: usize) -> Result<&'a Info, String> {
+        self.inputs
+            .get(i)
+            .copied()
+            .flatten()
+            .ok_or_else(|| format!("input {i} is missing"))
+    }
+
+    /// Input `i` if present.
+    pub fn opt(&self, i: usize) -> Option<&'a Info> {
+        self.inputs.get(i).copied().flatten()
+    }
+
+    /// The integer contents of input `i`, which must be a known constant.
+    pub fn values(&self, i: usize, what: &str) -> Result<Vec<i64>, String> {
+        let x = self.x(i)?;
+        x.ints().ok_or_else(|| self.unknown(i, what))
+    }
+
+    /// The contents of input `i` as floats, which must be a known constant.
+    pub fn floats(&self, i: usize, what: &str) -> Result<Vec<f64>, String> {
+        let x = self.x(i)?;
+        x.data
+            .as_ref()
+            .map(Data::floats)
+            .ok_or_else(|| self.unknown(i, what))
+    }
+
+    /// Integer contents of optional input `i`: `None` when absent (or empty).
+    pub fn opt_values(&self, i: usize, what: &str) -> Result<Option<Vec<i64>>, String> {
+        match self.opt(i) {
+            Some(x) if x.shape.contains(&0) => Ok(None),
+            Some(_) => self.values(i, what).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Input `i` for opsets that take it as an input, attribute `attr` before.
+    pub fn list(&self, i: usize, attr: &str, from_input: bool) -> Result<Option<Vec<i64>>, String> {
+        if from_input {
+            self.opt_values(i, attr)
+        } else {
+            Ok(self.node.ints(attr).map(<[i64]>::to_vec))
+        }
+    }
+
+    fn unknown(&self, i: usize, what: &str) -> String {
+        let name = self.node.inputs.get(i).map_or("", String::as_str);
+        format!("the value of its `{what}` input `{name}` (input {i}) is not known before running the model; it must be a constant or computed from shapes")
+    }
+
+    pub fn int(&self, name: &str, default: i64) -> i64 {
+        self.node.int(name, default)
+    }
+
+    pub fn ints(&self, name: &str) -> Option<&'a [i64]> {
+        self.node.ints(name)
+    }
+
+    pub fn attr(&self, name: &str) -> Option<&'a Attribute> {
+        self.node.attribute(name)
+    }
+
+    pub fn string(&self, name: &str) -> Option<String> {
+        self.node.string(name)
+    }
+
+    /// Input 0's type for every output: ops that keep their input's shape.
+    pub fn same(&self) -> Result<Out, String> {
+        let x = self.x(0)?;
+        Ok(vec![x.ty(); self.n_out()])
+    }
+}
