@@ -8,7 +8,8 @@
 //! |---|---|
 //! | `elementwise` | unary maths and activations, broadcasting arithmetic and logic, casts, normalisations, random-like ops |
 //! | `layout` | reshape, transpose, concat, split, slice, pad, gather/scatter, shape values (`Shape`, `Range`, `ConstantOfShape` ...) |
-//! | `nn` | convolution, pooling, matrix products, resizing, windows over images |
+//! | `nn` | convolution, pooling, matrix products, resizing |
+//! | `image` | grid sampling, ROI pooling, unpooling, column-to-image |
 //! | `reduce` | reductions, arg/top-k, losses, signal processing |
 //! | `rnn` | `RNN`, `LSTM`, `GRU` and onnxruntime's fused RNN ops |
 //! | `quant` | quantisation (`QuantizeLinear`, `QLinear*`, integer products, `com.microsoft` quantised ops) |
@@ -18,6 +19,7 @@
 
 mod control;
 mod elementwise;
+mod image;
 mod layout;
 mod microsoft;
 mod misc;
@@ -98,6 +100,7 @@ pub fn registry() -> &'static Registry {
         elementwise::register(&mut r);
         layout::register(&mut r);
         nn::register(&mut r);
+        image::register(&mut r);
         reduce::register(&mut r);
         rnn::register(&mut r);
         quant::register(&mut r);
