@@ -67,6 +67,51 @@ pub fn plan(graph: &Graph, strategy: Strategy, opts: &Options) -> Result<Plan, E
     Ok(analyse(graph, opts)?.plan(graph, strategy))
 }
 
+/// The plan of one body of an op (an `If` branch, a `Loop` body): a nested
+/// arena, in use only while its op runs. `path` names it from the main graph.
+#[derive(Clone, Debug)]
+pub struct Nested<'g> {
+    pub path: String,
+    pub graph: &'g Graph,
+    pub plan: Plan,
+}
+
+/// Plans every body of `graph`'s ops (and theirs, depth first) with `strategy`.
+pub fn plan_nested<'g>(
+    graph: &'g Graph,
+    strategy: Strategy,
+    opts: &Options,
+) -> Result<Vec<Nested<'g>>, Error> {
+    let mut out = Vec::new();
+    nest(graph, "", strategy, opts, &mut out)?;
+    Ok(out)
+}
+
+fn nest<'g>(
+    graph: &'g Graph,
+    prefix: &str,
+    strategy: Strategy,
+    opts: &Options,
+    out: &mut Vec<Nested<'g>>,
+) -> Result<(), Error> {
+    for sub in &graph.subgraphs {
+        let kind = graph
+            .ops
+            .iter()
+            .find(|o| o.name == sub.op)
+            .map_or("op", |o| o.kind.as_str());
+        let path = format!("{prefix}{kind} `{}` {}", sub.op, sub.attribute);
+        let plan = plan(&sub.graph, strategy, opts)?;
+        out.push(Nested {
+            path: path.clone(),
+            graph: &sub.graph,
+            plan,
+        });
+        nest(&sub.graph, &format!("{path} / "), strategy, opts, out)?;
+    }
+    Ok(())
+}
+
 impl Analysis {
     /// Offsets from `strategy`, gathered into a [`Plan`]; the searching strategies
     /// run on a deterministic work budget (see [`PackOptions::budget_ms`]).

@@ -273,21 +273,29 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
         let doc = memplan::render::svg(&plan, &profile, 960, 720)?;
         std::fs::write(&path, doc).map_err(|e| format!("cannot write {path}: {e}"))?;
     }
-    let doc = report::plan_json(&plan, &violations);
+    let nested: Vec<_> = memplan::plan_nested(&graph, strategy, &common.opts)?
+        .into_iter()
+        .map(|n| {
+            let v = memplan::check::check(n.graph, &n.plan);
+            (n, v)
+        })
+        .collect();
+    let doc = report::plan_json(&graph, &plan, &violations, &nested);
+    let text = || {
+        print!("{}", report::plan_text(&graph, &plan, &violations));
+        print!("{}", search_text(&analysis, &ordered, &plan, &common.opts));
+        print!("{}", report::nested_text(&graph, &nested));
+    };
     match json.as_deref() {
         Some("-") => println!("{}", serde_json::to_string_pretty(&doc)?),
         Some(path) => {
             std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")
                 .map_err(|e| format!("cannot write {path}: {e}"))?;
-            print!("{}", report::plan_text(&graph, &plan, &violations));
-            print!("{}", search_text(&analysis, &ordered, &plan, &common.opts));
+            text();
         }
-        None => {
-            print!("{}", report::plan_text(&graph, &plan, &violations));
-            print!("{}", search_text(&analysis, &ordered, &plan, &common.opts));
-        }
+        None => text(),
     }
-    Ok(if violations.is_empty() {
+    Ok(if violations.is_empty() && nested.iter().all(|(_, v)| v.is_empty()) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

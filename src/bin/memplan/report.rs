@@ -2,7 +2,7 @@
 
 use memplan::check::Violation;
 use memplan::formats::format_size;
-use memplan::{Graph, Plan};
+use memplan::{Graph, Nested, Plan};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -12,14 +12,79 @@ pub struct PlanDoc<'a> {
     plan: &'a Plan,
     valid: bool,
     violations: Vec<String>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
+    /// The nested arenas of op bodies, each checked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    subgraphs: Vec<NestedDoc<'a>>,
 }
 
-pub fn plan_json<'a>(plan: &'a Plan, violations: &[Violation]) -> PlanDoc<'a> {
+#[derive(Serialize)]
+struct NestedDoc<'a> {
+    path: &'a str,
+    #[serde(flatten)]
+    plan: &'a Plan,
+    valid: bool,
+    violations: Vec<String>,
+}
+
+fn texts(violations: &[Violation]) -> Vec<String> {
+    violations.iter().map(|v| v.to_string()).collect()
+}
+
+pub fn plan_json<'a>(
+    graph: &'a Graph,
+    plan: &'a Plan,
+    violations: &[Violation],
+    nested: &'a [(Nested<'a>, Vec<Violation>)],
+) -> PlanDoc<'a> {
     PlanDoc {
         plan,
-        valid: violations.is_empty(),
-        violations: violations.iter().map(|v| v.to_string()).collect(),
+        valid: violations.is_empty() && nested.iter().all(|(_, v)| v.is_empty()),
+        violations: texts(violations),
+        notes: &graph.notes,
+        subgraphs: nested
+            .iter()
+            .map(|(n, v)| NestedDoc {
+                path: &n.path,
+                plan: &n.plan,
+                valid: v.is_empty(),
+                violations: texts(v),
+            })
+            .collect(),
     }
+}
+
+/// One line per nested arena, and the importer's notes.
+pub fn nested_text(graph: &Graph, nested: &[(Nested, Vec<Violation>)]) -> String {
+    let mut s = String::new();
+    if !nested.is_empty() {
+        let _ = writeln!(
+            s,
+            "subgraphs    {} bodies, each a nested arena in use while its op runs (an If needs its larger branch)",
+            nested.len()
+        );
+        for (n, v) in nested {
+            let verdict = if v.is_empty() {
+                "valid".to_string()
+            } else {
+                format!("INVALID: {}", texts(v).join("; "))
+            };
+            let _ = writeln!(
+                s,
+                "  {}: {} tensors, {} ops, lower bound {}, peak {}, {verdict}",
+                n.path,
+                n.plan.tensors.len(),
+                n.graph.ops.len(),
+                bytes(n.plan.lower_bound),
+                bytes(n.plan.peak_bytes)
+            );
+        }
+    }
+    for note in &graph.notes {
+        let _ = writeln!(s, "note         {note}");
+    }
+    s
 }
 
 pub fn read_plan(data: &[u8]) -> Result<Plan, String> {
