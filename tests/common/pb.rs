@@ -93,3 +93,19 @@ pub fn int64s(name: &str, n: i64) -> Vec<u8> {
     ]
     .concat()
 }
+
+/// A `Constant` node writing the int64 vector `values` to `output`.
+pub fn constant(output: &str, values: &[i64]) -> Vec<u8> {
+    let mut dims = Vec::new();
+    varint(values.len() as u64, &mut dims);
+    let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let tensor = [bytes(1, &dims), int(2, 7), bytes(9, &raw)].concat();
+    let attr = [bytes(1, b"value"), bytes(5, &tensor), int(20, 4)].concat();
+    [node("", "Constant", &[], &[output]), bytes(5, &attr)].concat()
+}
+
+/// `node` with an integer attribute.
+pub fn with_int(node: Vec<u8>, name: &str, v: i64) -> Vec<u8> {
+    let attr = [bytes(1, name.as_bytes()), int(3, v), int(20, 2)].concat();
+    [node, bytes(5, &attr)].concat()
+}

@@ -329,7 +329,10 @@ impl<'m> Walker<'m> {
         let inferred: Result<Out, String> = match ops::lookup(&node.domain, &node.op_type) {
             Some(Handler::Plain(f)) => f(&ctx),
             Some(Handler::Bodies(f)) => f(&ctx, self),
-            None => Err(format!("no shape inference for op type `{}` of domain {domain}", node.op_type)),
+            None => Err(format!(
+                "no shape inference for op type `{}` of domain {domain} (memplan uses the file's value_info where it has none: run onnx.shape_inference on the model, or give --value-shape NAME=DIMS)",
+                node.op_type
+            )),
         };
         let inferred = inferred.and_then(|out| {
             out.iter().try_for_each(|(_, s)| shape::valid(s))?;
@@ -441,6 +444,7 @@ impl<'m> Walker<'m> {
                         "the size of `{name}` depends on the input values{rest}; give an upper bound with --value-shape {name}=DIMS"
                     ))
                 } else {
+                    let why = why.replace("NAME=DIMS", &format!("{name}=DIMS"));
                     Err(format!("cannot infer the shape of `{name}`: {why}"))
                 }
             }

@@ -1,0 +1,133 @@
+//! The ONNX importer on hand-made models: declared facts, node order, shape
+//! values computed the way exporters compute them, and errors that name things.
+
+mod common;
+
+use common::pb;
+use memplan::formats::{self, ReadOptions};
+use memplan::graph::{Graph, Role};
+
+fn size(g: &Graph, name: &str) -> u64 {
+    g.tensors.iter().find(|t| t.name == name).unwrap().size
+}
+
+fn read(data: &[u8], opts: &ReadOptions) -> Result<Graph, String> {
+    formats::read_with(data, None, "m", opts).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_node_list_out_of_order_is_ordered_with_a_note() {
+    let nodes = [
+        pb::node("second", "Sigmoid", &["y"], &["z"]),
+        pb::node("first", "Relu", &["x"], &["y"]),
+    ];
+    let g = read(&pb::model(&[2, 4], &nodes), &ReadOptions::default()).unwrap();
+    let names: Vec<&str> = g.ops.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(names, ["first", "second"]);
+    assert!(
+        g.notes.iter().any(|n| n.contains("not topologically sorted")),
+        "{:?}",
+        g.notes
+    );
+    assert_eq!(size(&g, "y"), 32);
+}
+
+#[test]
+fn value_info_fills_gaps_and_disagreements_are_named() {
+    // `mystery` has no inference: its declared output type is used
+    let nodes = [
+        pb::node("n0", "Relu", &["x"], &["y"]),
+        pb::node("mystery", "FancyOp", &["y"], &["w"]),
+        pb::node("n2", "Relu", &["w"], &["z"]),
+    ];
+    let declared = [
+        pb::bytes(13, &pb::value("w", &[3, 5])),
+        pb::bytes(13, &pb::value("y", &[7])),
+    ]
+    .concat();
+    let data = pb::model_graph(&[2, 4], &[], &nodes, &declared);
+    let g = read(&data, &ReadOptions::default()).unwrap();
+    assert_eq!(size(&g, "w"), 60, "declared 3x5 floats");
+    assert_eq!(size(&g, "y"), 32, "inference wins over a wrong declaration");
+    assert!(
+        g.notes.iter().any(|n| n.contains("`y`") && n.contains("[7]")),
+        "{:?}",
+        g.notes
+    );
+    // without declared facts the unknown op stops the import, naming it
+    let opts = ReadOptions {
+        no_declared: true,
+        ..ReadOptions::default()
+    };
+    let e = read(&data, &opts).unwrap_err();
+    for part in ["`mystery`", "FancyOp", "ai.onnx", "`w`"] {
+        assert!(e.contains(part), "{part} missing from: {e}");
+    }
+}
+
+/// TorchScript's `Expand`: `shape = Where(Equal(s, -1), ones, s)`, with `s`
+/// built by `Concat` of a `Shape` slice and constants.
+#[test]
+fn computed_shapes_resolve_through_the_evaluator() {
+    let nodes = [
+        pb::node("shape", "Shape", &["x"], &["s"]),
+        pb::constant("zero", &[0]),
+        pb::node("g", "Gather", &["s", "zero"], &["batch"]),
+        pb::constant("axes", &[0]),
+        pb::node("u", "Unsqueeze", &["batch", "axes"], &["b1"]),
+        pb::constant("rest", &[-1, 6]),
+        pb::node("cat", "Concat", &["b1", "rest"], &["want"]),
+        pb::constant("minus", &[-1]),
+        pb::node("eq", "Equal", &["want", "minus"], &["mask"]),
+        pb::constant("ones", &[1, 1, 1]),
+        pb::node("wh", "Where", &["mask", "ones", "want"], &["target"]),
+        pb::node("ex", "Expand", &["x", "target"], &["e"]),
+        pb::node("last", "Relu", &["e"], &["z"]),
+    ];
+    let nodes: Vec<Vec<u8>> = nodes
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| if i == 2 { pb::with_int(n, "axis", 0) } else { n })
+        .collect();
+    // x: [4, 1, 1] expanded to [4, 1, 6]
+    let g = read(&pb::model(&[4, 1, 1], &nodes), &ReadOptions::default()).unwrap();
+    assert_eq!(size(&g, "e"), 4 * 6 * 4);
+    let arena: Vec<&str> = g
+        .tensors
+        .iter()
+        .filter(|t| t.role == Role::Arena)
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(arena, ["e"], "the shape arithmetic folds away");
+}
+
+#[test]
+fn a_shape_fed_at_run_time_is_an_error_naming_the_input() {
+    let nodes = [pb::node("r", "Reshape", &["x", "x"], &["z"])];
+    let e = read(&pb::model(&[2], &nodes), &ReadOptions::default()).unwrap_err();
+    assert!(e.contains("`r`") && e.contains("`x`") && e.contains("shape"), "{e}");
+}
+
+#[test]
+fn an_omitted_optional_output_is_not_an_error() {
+    let nodes = [pb::node("d", "Dropout", &["x"], &["z", ""])];
+    let g = read(&pb::model(&[2, 3], &nodes), &ReadOptions::default()).unwrap();
+    assert_eq!(g.ops[0].outputs.len(), 1);
+}
+
+#[test]
+fn value_shapes_give_sizes_and_rank_zero_inputs_parse() {
+    let nodes = [
+        pb::node("mystery", "FancyOp", &["x"], &["w"]),
+        pb::node("n2", "Relu", &["w"], &["z"]),
+    ];
+    let opts = ReadOptions {
+        value_shapes: vec![formats::parse_input_shape("w=10x10").unwrap()],
+        no_declared: true,
+        ..ReadOptions::default()
+    };
+    let g = read(&pb::model(&[2], &nodes), &opts).unwrap();
+    assert_eq!(size(&g, "w"), 400);
+    assert_eq!(formats::parse_input_shape("n=").unwrap().1, Vec::<u64>::new());
+    assert_eq!(formats::parse_input_shape("n=scalar").unwrap().1, Vec::<u64>::new());
+}
