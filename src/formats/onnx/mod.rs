@@ -243,10 +243,17 @@ impl<'m> Walker<'m> {
         }
         let bits = dtype::bits(info.dtype)
             .ok_or_else(|| Error::parse(F, None, format!("unknown element type {}", info.dtype)))?;
+        let bytes = match &info.seq {
+            None => import::tensor_bytes(F, name, &info.shape, bits)?,
+            Some(elems) => elems.iter().try_fold(0u64, |sum, s| {
+                let b = import::tensor_bytes(F, name, s, bits)?;
+                sum.checked_add(b).ok_or_else(|| Error::limit(format!("the size of sequence `{name}`"), u64::MAX, u64::MAX))
+            })?,
+        };
         let id = f.values.len();
         f.values.push(Value {
             name: name.to_string(),
-            bytes: import::tensor_bytes(F, name, &info.shape, bits)?,
+            bytes,
             konst: info.konst,
         });
         f.infos.push(info);
@@ -326,16 +333,21 @@ impl<'m> Walker<'m> {
             inputs: &refs,
             opset,
         };
-        let inferred: Result<Out, String> = match ops::lookup(&node.domain, &node.op_type) {
-            Some(Handler::Plain(f)) => f(&ctx),
-            Some(Handler::Bodies(f)) => f(&ctx, self),
+        let to_infos = |out: Out| out.into_iter().map(|(d, s)| Info::new(d, s)).collect();
+        let inferred: Result<Vec<Info>, String> = match ops::lookup(&node.domain, &node.op_type) {
+            Some(Handler::Plain(f)) => f(&ctx).map(to_infos),
+            Some(Handler::Bodies(f)) => f(&ctx, self).map(to_infos),
+            Some(Handler::Values(f)) => f(&ctx),
             None => Err(format!(
                 "no shape inference for op type `{}` of domain {domain} (memplan uses the file's value_info where it has none: run onnx.shape_inference on the model, or give --value-shape NAME=DIMS)",
                 node.op_type
             )),
         };
         let inferred = inferred.and_then(|out| {
-            out.iter().try_for_each(|(_, s)| shape::valid(s))?;
+            for i in &out {
+                shape::valid(&i.shape)?;
+                i.seq.iter().flatten().try_for_each(|s| shape::valid(s))?;
+            }
             Ok(out)
         });
         // bodies read values of this graph: they become inputs of the node
@@ -370,7 +382,7 @@ impl<'m> Walker<'m> {
             let ty = self.output_type(name, j, &inferred).map_err(|why| Error::parse(F, at(), why))?;
             outs.push(ty);
         }
-        let out_types: Out = outs.iter().map(|(t, _)| t.clone()).collect();
+        let out_types: Out = outs.iter().map(|(i, _)| i.ty()).collect();
         let evaluate = (folded || node.op_type == "Size") && self.data_used < DATA_BUDGET;
         let data = if evaluate {
             eval::eval(node, &refs, &out_types)
@@ -378,23 +390,21 @@ impl<'m> Walker<'m> {
             vec![None; outs.len()]
         };
         let mut outputs = Vec::with_capacity(outs.len());
-        for ((name, ((dt, shape), mut source)), mut data) in node.outputs.iter().zip(outs).zip(data) {
+        for ((name, (mut info, mut source)), data) in node.outputs.iter().zip(outs).zip(data) {
             if name.is_empty() {
                 continue; // an omitted optional output
             }
-            self.data_used += data.as_ref().map_or(0, Data::len);
-            if self.data_used > DATA_BUDGET {
-                data = None;
+            if info.data.is_none() {
+                info.data = data;
             }
-            if data.is_some() && source == Source::Inferred {
+            self.data_used += info.data.as_ref().map_or(0, Data::len);
+            if self.data_used > DATA_BUDGET {
+                info.data = None;
+            }
+            if info.data.is_some() && source == Source::Inferred {
                 source = Source::Evaluated;
             }
-            let info = Info {
-                dtype: dt,
-                shape,
-                data,
-                konst: folded,
-            };
+            info.konst = folded;
             let id = self.define(name, info, source).map_err(|e| Error::parse(F, at(), e.to_string()))?;
             outputs.push(id);
         }
@@ -413,30 +423,30 @@ impl<'m> Walker<'m> {
         Ok(())
     }
 
-    /// The type of output `j` named `name`: the user's shape, else inference,
-    /// else the declared type.
-    fn output_type(&mut self, name: &str, j: usize, inferred: &Result<Out, String>) -> Result<((i32, Vec<i64>), Source), String> {
+    /// What is known of output `j` named `name`: the user's shape, else
+    /// inference, else the declared type.
+    fn output_type(&mut self, name: &str, j: usize, inferred: &Result<Vec<Info>, String>) -> Result<(Info, Source), String> {
         let from_infer = inferred.as_ref().ok().and_then(|o| o.get(j).cloned());
         let declared = self.declared.get(name).copied();
         let from_decl = declared.and_then(static_shape);
         if let Some((_, dims)) = self.opts.value_shapes.iter().find(|(n, _)| n == name) {
-            let dt = from_infer.as_ref().map(|t| t.0).or(declared.map(|d| d.elem_type)).filter(|&d| d != 0).unwrap_or(dtype::FLOAT);
+            let dt = from_infer.as_ref().map(|t| t.dtype).or(declared.map(|d| d.elem_type)).filter(|&d| d != 0).unwrap_or(dtype::FLOAT);
             let dims = dims.iter().map(|&d| i64::try_from(d).map_err(|_| format!("dimension {d} of `{name}` is too large"))).collect::<Result<_, _>>()?;
-            return Ok(((dt, dims), Source::User));
+            return Ok((Info::new(dt, dims), Source::User));
         }
         match (from_infer, from_decl) {
             (Some(i), Some(d)) => {
-                if d.1 != i.1 || (d.0 != 0 && d.0 != i.0) {
+                if i.seq.is_none() && (d.1 != i.shape || (d.0 != 0 && d.0 != i.dtype)) {
                     self.notes.push(format!(
                         "`{name}`: the file declares {} {:?}, memplan infers {} {:?} (used)",
-                        dtype::name(d.0), d.1, dtype::name(i.0), i.1
+                        dtype::name(d.0), d.1, dtype::name(i.dtype), i.shape
                     ));
                 }
                 Ok((i, Source::Inferred))
             }
             (Some(i), None) => Ok((i, Source::Inferred)),
-            (None, Some(d)) if d.0 != 0 => Ok((d, Source::Declared)),
-            _ if name.is_empty() => Ok(((dtype::FLOAT, vec![]), Source::Inferred)),
+            (None, Some(d)) if d.0 != 0 => Ok((Info::new(d.0, d.1), Source::Declared)),
+            _ if name.is_empty() => Ok((Info::new(dtype::FLOAT, vec![]), Source::Inferred)),
             _ => {
                 let why = inferred.as_ref().err().cloned().unwrap_or_else(|| format!("output {j} cannot be inferred"));
                 if let Some(rest) = why.strip_prefix(ops::DATA_DEPENDENT) {
@@ -584,6 +594,7 @@ fn weight(t: &proto::Tensor) -> Info {
     Info {
         dtype: t.data_type,
         shape: t.dims.clone(),
+        seq: None,
         data: t
             .ints
             .clone()

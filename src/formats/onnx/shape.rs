@@ -51,6 +51,9 @@ pub struct Info {
     pub shape: Vec<i64>,
     pub data: Option<Data>,
     pub konst: bool,
+    /// For a sequence, the shapes of its tensors (of element type `dtype`);
+    /// `shape` is then empty.
+    pub seq: Option<Vec<Vec<i64>>>,
 }
 
 impl Info {
@@ -60,6 +63,14 @@ impl Info {
             shape,
             data: None,
             konst: false,
+            seq: None,
+        }
+    }
+
+    pub fn sequence(dtype: i32, elems: Vec<Vec<i64>>) -> Info {
+        Info {
+            seq: Some(elems),
+            ..Info::new(dtype, vec![])
         }
     }
 

@@ -17,7 +17,7 @@ const UNARY: &[&str] = &[
 ];
 
 const BROADCAST: &[&str] = &[
-    "Add", "Sub", "Mul", "Div", "Pow", "Sum", "Max", "Min", "Mean", "PRelu", "Mod", "BitShift",
+    "Add", "Sub", "Mul", "Div", "Pow", "Sum", "Max", "Min", "Mean", "Mod", "BitShift",
     "BitwiseAnd", "BitwiseOr", "BitwiseXor",
 ];
 
@@ -29,6 +29,7 @@ pub fn register(r: &mut Registry) {
     r.add(ONNX, UNARY, unary);
     r.add(ONNX, BROADCAST, arithmetic);
     r.add(ONNX, LOGICAL, logical);
+    r.add(ONNX, &["PRelu"], prelu);
     r.add(ONNX, &["Not", "IsNaN", "IsInf"], predicate);
     r.add(ONNX, &["Where"], where_);
     r.add(ONNX, &["Cast"], cast);
@@ -55,6 +56,16 @@ fn present_shapes<'a>(c: &'a Ctx) -> Vec<&'a [i64]> {
 
 fn arithmetic(c: &Ctx) -> Result<Out, String> {
     Ok(vec![(c.x(0)?.dtype, broadcast(&present_shapes(c))?)])
+}
+
+/// The slope broadcasts to `x` (before opset 7 it may also be one per channel).
+fn prelu(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    match broadcast(&present_shapes(c)) {
+        Ok(s) => Ok(vec![(x.dtype, s)]),
+        Err(_) if c.x(1)?.rank() <= 1 && c.x(1)?.shape.first() == x.shape.get(1) => Ok(vec![x.ty()]),
+        Err(e) => Err(e),
+    }
 }
 
 fn logical(c: &Ctx) -> Result<Out, String> {

@@ -64,7 +64,11 @@ fn reshape(c: &Ctx) -> Result<Out, String> {
 
 fn flatten(c: &Ctx) -> Result<Out, String> {
     let x = c.x(0)?;
-    let a = axis(c.int("axis", 1), x.rank() + 1)?;
+    let (a, r) = (c.int("axis", 1), x.rank() as i64);
+    if a < -r || a > r {
+        return Err(format!("axis {a} is out of range for rank {r}"));
+    }
+    let a = (if a < 0 { a + r } else { a }) as usize;
     Ok(vec![(x.dtype, vec![product(&x.shape[..a])?, product(&x.shape[a..])?])])
 }
 

@@ -15,6 +15,7 @@
 //! | `quant` | quantisation (`QuantizeLinear`, `QLinear*`, integer products, `com.microsoft` quantised ops) |
 //! | `microsoft` | onnxruntime's transformer fusions (`Attention`, `SkipLayerNormalization` ...) |
 //! | `control` | `If`, `Loop`, `Scan` |
+//! | `sequence` | sequences of tensors (`SequenceConstruct`, `SplitToSequence` ...) |
 //! | `misc` | sequences, optionals, training, `ai.onnx.ml`, data-dependent ops |
 
 mod control;
@@ -27,6 +28,7 @@ mod nn;
 mod quant;
 mod reduce;
 mod rnn;
+mod sequence;
 
 use super::proto::{Attribute, Graph, Node};
 use super::shape::{Data, Info, Out};
@@ -58,11 +60,17 @@ pub trait Bodies {
 
 type Plain = fn(&Ctx) -> Result<Out, String>;
 type WithBodies = fn(&Ctx, &mut dyn Bodies) -> Result<Out, String>;
+type Values = fn(&Ctx) -> Result<Vec<Info>, String>;
 
 #[derive(Clone, Copy)]
 pub enum Handler {
+    /// Types and shapes of tensors.
     Plain(Plain),
+    /// Ops with subgraphs.
     Bodies(WithBodies),
+    /// Ops on sequences: whole [`Info`]s (a sequence's element shapes, a
+    /// length's value).
+    Values(Values),
 }
 
 /// Op types by domain, each with its handler.
@@ -81,6 +89,12 @@ impl Registry {
     fn add_bodies(&mut self, domain: &'static str, ops: &[&'static str], f: WithBodies) {
         for op in ops {
             self.map.insert((domain, op), Handler::Bodies(f));
+        }
+    }
+
+    fn add_values(&mut self, domain: &'static str, ops: &[&'static str], f: Values) {
+        for op in ops {
+            self.map.insert((domain, op), Handler::Values(f));
         }
     }
 
@@ -107,6 +121,7 @@ pub fn registry() -> &'static Registry {
         microsoft::register(&mut r);
         misc::register(&mut r);
         control::register(&mut r);
+        sequence::register(&mut r);
         r
     })
 }
