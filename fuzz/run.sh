@@ -75,7 +75,7 @@ seed npu_json ../examples/npu_tiny_matmul.json "$shared"/npu/*.json
 npu_csv_seed
 contest_seed
 seed tflite "$shared"/tflite/*.tflite
-seed onnx "$shared"/onnx/*.onnx
+seed onnx "$shared"/onnx/*.onnx "$shared"/models/*.onnx "$shared"/onnx-node/*.onnx
 mkdir -p corpus/plan_check
 # a packed report of two tensors (see src/formats/packed.rs)
 mkdir -p corpus/packed
