@@ -101,6 +101,28 @@ pub struct Session {
     analysis: Analysis,
     options: Options,
     profile: Vec<(u32, u64)>,
+    /// The file's main graph, and the bodies of its ops (depth first, each named
+    /// by its path): `graph` is one of them, the one on show.
+    root: Graph,
+    bodies: Vec<(String, Graph)>,
+    focus: Option<usize>,
+}
+
+/// Every body of `g`'s ops and of theirs, depth first, named by path.
+fn bodies(g: &Graph, prefix: &str, out: &mut Vec<(String, Graph)>) {
+    for sub in &g.subgraphs {
+        let kind = g.ops.iter().find(|o| o.name == sub.op).map_or("op", |o| o.kind.as_str());
+        let path = format!("{prefix}{kind} `{}` {}", sub.op, sub.attribute);
+        out.push((path.clone(), sub.graph.clone()));
+        bodies(&sub.graph, &format!("{path} / "), out);
+    }
+}
+
+#[derive(Serialize)]
+struct BodyInfo<'a> {
+    path: &'a str,
+    tensors: usize,
+    ops: usize,
 }
 
 /// What the page shows about a graph besides its plan: op names for hover details.
@@ -113,6 +135,12 @@ struct GraphInfo<'a> {
     producer: Vec<Option<u32>>,
     /// Per tensor id: the consuming ops' indices.
     consumers: Vec<Vec<u32>>,
+    /// The importer's notes on the file.
+    notes: &'a [String],
+    /// The bodies of the file's ops, each a nested arena the page can open.
+    bodies: Vec<BodyInfo<'a>>,
+    /// The body on show, `None` for the main graph.
+    focus: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -177,12 +205,38 @@ impl Session {
         let options = Options::default();
         let analysis = analyse(&graph, &options).map_err(js_error)?;
         let profile = liveness::profile(&analysis.liveness.buffers);
+        let mut nested = Vec::new();
+        bodies(&graph, "", &mut nested);
         Ok(Session {
+            root: graph.clone(),
             graph,
             analysis,
             options,
             profile,
+            bodies: nested,
+            focus: None,
         })
+    }
+
+    /// Shows body `index` of [`Session::info`]'s `bodies` (a negative index: the
+    /// main graph) and analyses it; plans then place that body's arena.
+    pub fn focus(&mut self, index: i32) -> Result<(), JsError> {
+        let (graph, focus) = match usize::try_from(index) {
+            Ok(i) => {
+                let (_, g) = self
+                    .bodies
+                    .get(i)
+                    .ok_or_else(|| JsError::new(&format!("there is no body {i}")))?;
+                (g.clone(), Some(i))
+            }
+            Err(_) => (self.root.clone(), None),
+        };
+        let analysis = analyse(&graph, &self.options).map_err(js_error)?;
+        self.profile = liveness::profile(&analysis.liveness.buffers);
+        self.analysis = analysis;
+        self.graph = graph;
+        self.focus = focus;
+        Ok(())
     }
 
     /// The graph's name, size, ops and each tensor's producer and consumers, as JSON.
@@ -207,6 +261,17 @@ impl Session {
                 .collect(),
             producer: g.producers().iter().map(|p| p.map(|o| o.0)).collect(),
             consumers,
+            notes: &self.root.notes,
+            bodies: self
+                .bodies
+                .iter()
+                .map(|(path, b)| BodyInfo {
+                    path,
+                    tensors: b.arena_tensors().count(),
+                    ops: b.ops.len(),
+                })
+                .collect(),
+            focus: self.focus,
         })
     }
 

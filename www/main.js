@@ -86,12 +86,58 @@ async function load(bytes, name, origin, options = {}) {
   }
   graphName.textContent = state.info.name;
   graphSource.textContent = origin.label;
+  showBodies();
   markExample(origin.example ?? null);
   teach.loaded(state.mode, state.info, options, origin.example ?? null);
   ui.clearError(errorBox);
   const selected = options.select === undefined ? null : Number(options.select);
   await replan(selected);
   return true;
+}
+
+/** Lists the bodies of the file's ops (If branches, Loop bodies): each is a nested arena, in use only while its op runs, and opens as its own chart; and the importer's notes. */
+function showBodies() {
+  const { bodies = [], focus = null, notes = [] } = state.info;
+  const box = $('bodies');
+  box.hidden = bodies.length === 0;
+  $('bodies-head').textContent = focus === null
+    ? `${bodies.length} nested arena${bodies.length === 1 ? '' : 's'}: the bodies of this graph's ops, each in use only while its op runs (an If needs its larger branch).`
+    : `Showing the nested arena of ${bodies[focus].path}.`;
+  const list = $('bodies-list');
+  list.replaceChildren();
+  const entry = (label, index, current) => {
+    const li = document.createElement('li');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'button secondary small';
+    button.textContent = current ? `${label} (on show)` : label;
+    button.disabled = current;
+    button.dataset.body = String(index);
+    button.addEventListener('click', () => focusBody(index));
+    li.append(button);
+    list.append(li);
+  };
+  if (bodies.length) entry('Main graph', -1, focus === null);
+  bodies.forEach((b, i) => entry(`${b.path}: ${b.tensors} tensors, ${b.ops} ops`, i, focus === i));
+  const noteList = $('import-notes');
+  noteList.hidden = notes.length === 0;
+  noteList.replaceChildren(...notes.map((n) => Object.assign(document.createElement('li'), { textContent: n })));
+}
+
+/** Shows body `index` (-1: the main graph) as the graph on show and plans it. */
+async function focusBody(index) {
+  try {
+    const { info } = await planner.request('focus', { index });
+    Object.assign(state, { info: JSON.parse(info), selected: null, report: null, compare: null });
+  } catch (e) {
+    if (!(e instanceof planner.Cancelled)) ui.showError(errorBox, 'Could not open that body', e.message);
+    return;
+  }
+  charts.setWindows(null);
+  graph.registerCharts(state, wasm.formatSize);
+  graph.applyColouring(state, colourSelect.value, wasm.paletteColour);
+  showBodies();
+  await replan(null);
 }
 
 /** Sets the option controls to what a link asks for, where it names something known. */

@@ -31,6 +31,12 @@ const handlers = {
     const report = plan(strategy);
     return { report, compare: compare ? plan(compare) : null };
   },
+  /** Shows body `index` of the graph's ops (-1: the main graph); answers its info. */
+  focus({ index }) {
+    const session = current('graph');
+    session.focus(index);
+    return { info: session.info() };
+  },
   /** Walks plan `report` (JSON text this session made) for the Learn view. */
   lesson({ report }) {
     return current('graph').lesson(report);

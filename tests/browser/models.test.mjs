@@ -13,6 +13,9 @@ const MODELS = [
   'tflite/selfie_segmentation.tflite',
   'onnx/light_squeezenet.onnx',
   'onnx/light_densenet121.shapes.onnx',
+  'models/yolo.ts_fixed.onnx',
+  'models/llama.ts_fixed.onnx',
+  'models/ctrl_cond.dy_fixed.onnx',
 ];
 
 /** Arena tensors, all tensors and the lower bound as `memplan plan` prints them. */
@@ -50,6 +53,27 @@ async function model(page, path) {
   check(`${name}: live-bytes chart is drawn`, live > 0.02, `${live}`);
 }
 
+/** The If of a torch.cond export: its two branches are listed as nested arenas, and each opens as its own chart. */
+async function bodies(page) {
+  const file = join(CORPUS, 'models/ctrl_cond.dy_fixed.onnx');
+  await pick(page, basename(file), readFileSync(file));
+  check('If model: the nested arenas are listed', await visible(page, 'bodies'));
+  const labels = await page.locator('#bodies-list button').allTextContents();
+  check('If model: the main graph and both branches', labels.length === 3 && labels.some((l) => l.includes('then_branch')) && labels.some((l) => l.includes('else_branch')), labels.join(' | '));
+  const main = await text(page, 'sum-tensors');
+  await page.locator('#bodies-list button', { hasText: 'then_branch' }).click();
+  await page.waitForSelector('body:not([data-busy])');
+  await page.waitForFunction((before) => document.getElementById('sum-tensors').textContent !== before, main);
+  const branch = await text(page, 'sum-tensors');
+  check('If model: the then branch opens as its own chart (2 arena tensors)', branch.startsWith('2 of'), branch);
+  check('If model: the branch plan is valid', (await text(page, 'sum-valid')) === 'valid');
+  const ink = (await canvasInk(page, 'time-address')).share;
+  check('If model: the branch is drawn', ink > 0.05, `${ink}`);
+  await page.locator('#bodies-list button', { hasText: 'Main graph' }).click();
+  await page.waitForFunction((before) => document.getElementById('sum-tensors').textContent === before, main);
+  check('If model: back on the main graph', (await text(page, 'sum-tensors')) === main);
+}
+
 async function truncated(page) {
   const data = readFileSync(join(CORPUS, 'tflite/hand_recrop.tflite'));
   const before = await text(page, 'graph-name');
@@ -75,6 +99,7 @@ withBrowser(async (context, url) => {
   await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
   for (const path of MODELS) await model(page, path);
+  await bodies(page);
   await truncated(page);
   check('no console errors or page errors', problems.length === 0, problems.join('; '));
 }, { deviceScaleFactor: 1 });
