@@ -1,6 +1,7 @@
 //! The `memplan` command line: plan, check and bench over the core.
 
 mod bench;
+mod bench_import;
 mod bench_npu;
 mod npu;
 mod npu_check;
@@ -38,6 +39,9 @@ usage:
                 [--deterministic] [--seed N] [--capacity SIZE]
                                     every strategy (or those named) on every graph
                                     (default: ../shared/corpus/graphs and minimalloc)
+  memplan bench-import [DIR|MODEL...] [--input-shape ...]
+                                    import time (median of 5) and peak heap of each
+                                    model (default ../shared/corpus/models)
   memplan strategies                list the strategies
   memplan npu CASE --problem 1|2|3 [--method baseline|best] [--out DIR]
                   [--json OUT|-] [--svg OUT] [--levels L1=4096,UB=1024,...]
@@ -65,6 +69,9 @@ formats (detected from the content, or forced with --format):
   onnx        ONNX model (.onnx); symbolic input dimensions are 1 unless --input-shape
 ";
 
+#[global_allocator]
+static ALLOC: bench_import::Counting = bench_import::Counting;
+
 fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
@@ -88,6 +95,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             "check" => check(&mut args),
             "bench" => bench::run(&mut args),
             "bench-npu" => bench_npu::run(&mut args),
+            "bench-import" => bench_import::run(&mut args),
             "npu" => npu::run(&mut args),
             "npu-check" => npu_check::run(&mut args),
             "strategies" => {
