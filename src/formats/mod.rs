@@ -139,7 +139,7 @@ pub struct ReadOptions {
     pub no_declared: bool,
 }
 
-pub use onnx::{Source as ShapeSource, ValueShape};
+pub use onnx::{covered_ops as onnx_ops, Source as ShapeSource, ValueShape};
 
 /// Every value of an ONNX model's main graph with its shape, element type, bytes
 /// and where the shape came from (`memplan shapes`), and the graph.

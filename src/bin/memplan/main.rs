@@ -42,6 +42,7 @@ usage:
   memplan bench-import [DIR|MODEL...] [--input-shape ...]
                                     import time (median of 5) and peak heap of each
                                     model (default ../shared/corpus/models)
+  memplan onnx-ops                  the ONNX op types with shape inference, per domain
   memplan strategies                list the strategies
   memplan npu CASE --problem 1|2|3 [--method baseline|best] [--out DIR]
                   [--json OUT|-] [--svg OUT] [--levels L1=4096,UB=1024,...]
@@ -98,6 +99,16 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             "bench-import" => bench_import::run(&mut args),
             "npu" => npu::run(&mut args),
             "npu-check" => npu_check::run(&mut args),
+            "onnx-ops" => {
+                let ops = formats::onnx_ops();
+                let mut domains: Vec<&str> = ops.iter().map(|o| o.0).collect();
+                domains.dedup();
+                for d in domains {
+                    let names: Vec<&str> = ops.iter().filter(|o| o.0 == d).map(|o| o.1).collect();
+                    println!("{d} ({}): {}", names.len(), names.join(" "));
+                }
+                Ok(ExitCode::SUCCESS)
+            }
             "strategies" => {
                 for s in Strategy::ALL {
                     println!("{:<12} {}", s.name(), s.about());

@@ -92,6 +92,18 @@ pub struct Imported {
     pub values: Vec<ValueShape>,
 }
 
+/// The op types that have shape inference, as `(domain, op type)` (the default
+/// domain as `ai.onnx`), sorted.
+pub fn covered_ops() -> Vec<(&'static str, &'static str)> {
+    let mut v: Vec<_> = ops::registry()
+        .covered()
+        .into_iter()
+        .map(|(d, o)| (if d.is_empty() { "ai.onnx" } else { d }, o))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
 /// Reads a model with every option.
 pub fn import(data: &[u8], name: &str, opts: &Options) -> Result<Imported, Error> {
     let model = proto::model(data)?;

@@ -36,7 +36,9 @@ fn hidden_attr(c: &Ctx) -> Option<i64> {
 
 /// Dimension `i` of input `at` when it has rank 3.
 fn weight_dim(c: &Ctx, at: usize, i: usize) -> Option<i64> {
-    c.opt(at).filter(|w| w.rank() == 3).and_then(|w| w.shape.get(i).copied())
+    c.opt(at)
+        .filter(|w| w.rank() == 3)
+        .and_then(|w| w.shape.get(i).copied())
 }
 
 /// `n / by` when it divides evenly.
@@ -155,7 +157,11 @@ mod tests {
         assert_eq!(out[0].1, vec![3, 6, 1, 4]);
         assert_eq!(out[1].1, vec![3, 1, 4]);
         assert!(run(&n, &[Info::new(1, vec![3, 6])]).is_err());
-        let bad = node("RNN", vec![text("direction", "sideways"), int("hidden_size", 4)], 1);
+        let bad = node(
+            "RNN",
+            vec![text("direction", "sideways"), int("hidden_size", 4)],
+            1,
+        );
         assert!(run(&bad, &[Info::new(1, vec![3, 6, 2])]).is_err());
     }
 
