@@ -47,8 +47,20 @@ fn if_(c: &Ctx, bodies: &mut dyn Bodies) -> Result<Out, String> {
             Ok(types(bodies.walk(attr, g, vec![])?))
         }
         None => {
-            let a = types(bodies.walk("then_branch", then_g, vec![])?);
-            let b = types(bodies.walk("else_branch", else_g, vec![])?);
+            let a = bodies.walk("then_branch", then_g, vec![]).map(types);
+            let b = bodies.walk("else_branch", else_g, vec![]).map(types);
+            // a branch that cannot run at these shapes leaves the other
+            let (a, b) = match (a, b) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(e), Err(_)) => return Err(e),
+                (Ok(a), Err(e)) | (Err(e), Ok(a)) => {
+                    bodies.note(format!(
+                        "`If` `{}`: one branch cannot run at these input shapes, so only the other is planned ({e})",
+                        c.node.name
+                    ));
+                    return Ok(a);
+                }
+            };
             if a.len() != b.len() {
                 return Err(format!("branches with {} and {} outputs", a.len(), b.len()));
             }
