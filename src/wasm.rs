@@ -111,7 +111,11 @@ pub struct Session {
 /// Every body of `g`'s ops and of theirs, depth first, named by path.
 fn bodies(g: &Graph, prefix: &str, out: &mut Vec<(String, Graph)>) {
     for sub in &g.subgraphs {
-        let kind = g.ops.iter().find(|o| o.name == sub.op).map_or("op", |o| o.kind.as_str());
+        let kind = g
+            .ops
+            .iter()
+            .find(|o| o.name == sub.op)
+            .map_or("op", |o| o.kind.as_str());
         let path = format!("{prefix}{kind} `{}` {}", sub.op, sub.attribute);
         out.push((path.clone(), sub.graph.clone()));
         bodies(&sub.graph, &format!("{path} / "), out);

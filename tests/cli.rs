@@ -257,3 +257,64 @@ fn deterministic_budget_is_the_library_work_budget() {
     assert_eq!(offsets, expected);
     assert_eq!(doc["valid"], true);
 }
+
+/// `memplan shapes` on a model with an `If`: every value with dims, element type,
+/// bytes and the source of its shape, graph inputs and outputs marked; `plan`
+/// lists the branches as nested arenas, each checked.
+#[test]
+fn shapes_lists_every_value_and_plan_the_nested_arenas() {
+    let Some(dir) = common::corpus_dir("models") else {
+        return;
+    };
+    let model = dir.join("ctrl_cond.dy_fixed.onnx");
+    let model = model.to_str().unwrap();
+    let (code, out, err) = memplan(&["shapes", model, "--json", "-", "--no-declared"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let values = doc["values"].as_array().unwrap();
+    let find = |name: &str| values.iter().find(|v| v["name"] == name).unwrap();
+    let x = find("x");
+    assert_eq!(
+        (x["kind"].as_str(), x["dtype"].as_str()),
+        (Some("input"), Some("float32"))
+    );
+    let linear = find("linear");
+    assert_eq!(linear["dims"], serde_json::json!([16, 64]));
+    assert_eq!(
+        (linear["bytes"].as_u64(), linear["source"].as_str()),
+        (Some(4096), Some("inferred"))
+    );
+    assert_eq!(find("gt")["dtype"], "bool");
+    assert_eq!(find("y")["kind"], "output");
+    assert_eq!(find("fc.weight")["source"], "initializer");
+
+    let (code, out, err) = memplan(&["plan", model]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("subgraphs    2 bodies"), "{out}");
+    assert!(
+        out.contains("If `node_cond__0` then_branch: 2 tensors"),
+        "{out}"
+    );
+    assert!(out.contains("else_branch: 1 tensors"), "{out}");
+    assert!(!out.contains("INVALID"), "{out}");
+    let (code, out, _) = memplan(&["plan", model, "--json", "-"]);
+    assert_eq!(code, 0);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["subgraphs"].as_array().unwrap().len(), 2);
+    assert!(doc["subgraphs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["valid"] == true));
+}
+
+#[test]
+fn shapes_errors_name_the_model_and_unknown_inputs() {
+    let Some(dir) = common::corpus_dir("models") else {
+        return;
+    };
+    let model = dir.join("ctrl_loop.ts_script.onnx");
+    let (code, _, err) = memplan(&["shapes", model.to_str().unwrap(), "--input-shape", "nope=3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`nope`") && err.contains("x, n"), "{err}");
+}

@@ -25,7 +25,9 @@ fn a_node_list_out_of_order_is_ordered_with_a_note() {
     let names: Vec<&str> = g.ops.iter().map(|o| o.name.as_str()).collect();
     assert_eq!(names, ["first", "second"]);
     assert!(
-        g.notes.iter().any(|n| n.contains("not topologically sorted")),
+        g.notes
+            .iter()
+            .any(|n| n.contains("not topologically sorted")),
         "{:?}",
         g.notes
     );
@@ -50,7 +52,9 @@ fn value_info_fills_gaps_and_disagreements_are_named() {
     assert_eq!(size(&g, "w"), 60, "declared 3x5 floats");
     assert_eq!(size(&g, "y"), 32, "inference wins over a wrong declaration");
     assert!(
-        g.notes.iter().any(|n| n.contains("`y`") && n.contains("[7]")),
+        g.notes
+            .iter()
+            .any(|n| n.contains("`y`") && n.contains("[7]")),
         "{:?}",
         g.notes
     );
@@ -85,7 +89,13 @@ fn computed_shapes_resolve_through_the_evaluator() {
     let nodes: Vec<Vec<u8>> = nodes
         .into_iter()
         .enumerate()
-        .map(|(i, n)| if i == 2 || i == 4 { pb::with_int(n, "axis", 0) } else { n })
+        .map(|(i, n)| {
+            if i == 2 || i == 4 {
+                pb::with_int(n, "axis", 0)
+            } else {
+                n
+            }
+        })
         .collect();
     // x: [4, 1, 1] expanded to [4, 1, 6]
     let g = read(&pb::model(&[4, 1, 1], &nodes), &ReadOptions::default()).unwrap();
@@ -107,7 +117,10 @@ fn a_shape_fed_at_run_time_is_an_error_naming_the_input() {
         ..ReadOptions::default()
     };
     let e = read(&pb::model(&[2], &nodes), &opts).unwrap_err();
-    assert!(e.contains("`r`") && e.contains("`x`") && e.contains("shape"), "{e}");
+    assert!(
+        e.contains("`r`") && e.contains("`x`") && e.contains("shape"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -130,6 +143,12 @@ fn value_shapes_give_sizes_and_rank_zero_inputs_parse() {
     };
     let g = read(&pb::model(&[2], &nodes), &opts).unwrap();
     assert_eq!(size(&g, "w"), 400);
-    assert_eq!(formats::parse_input_shape("n=").unwrap().1, Vec::<u64>::new());
-    assert_eq!(formats::parse_input_shape("n=scalar").unwrap().1, Vec::<u64>::new());
+    assert_eq!(
+        formats::parse_input_shape("n=").unwrap().1,
+        Vec::<u64>::new()
+    );
+    assert_eq!(
+        formats::parse_input_shape("n=scalar").unwrap().1,
+        Vec::<u64>::new()
+    );
 }

@@ -59,7 +59,12 @@ fn matches_reference(stem: &str) {
     let want: BTreeMap<String, u64> = tensors
         .iter()
         .filter(|t| t["kind"] == "intermediate")
-        .map(|t| (t["name"].as_str().unwrap().to_string(), t["bytes"].as_u64().unwrap()))
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["bytes"].as_u64().unwrap(),
+            )
+        })
         .collect();
     let data_dependent: Vec<&str> = tensors
         .iter()
@@ -75,7 +80,11 @@ fn matches_reference(stem: &str) {
     for (name, &bytes) in &want {
         if data_dependent.contains(&name.as_str()) {
             // one run's size: memplan's must bound it from above
-            assert!(got[name] >= bytes, "{stem}: `{name}` {} < {bytes}", got[name]);
+            assert!(
+                got[name] >= bytes,
+                "{stem}: `{name}` {} < {bytes}",
+                got[name]
+            );
         } else {
             assert_eq!(got[name], bytes, "{stem}: bytes of `{name}`");
         }
@@ -166,8 +175,17 @@ fn values_read_inside_an_if_live_through_it() {
         assert_eq!(check::check(&g, &plan), vec![], "{}", strategy.name());
         let at = |t: usize| plan.tensors.iter().find(|p| p.id as usize == t).unwrap();
         let (a, b) = (at(linear), at(out));
-        let step = plan.order.iter().position(|&o| o as usize == if_op).unwrap() as u32;
-        assert!(a.end >= step, "{}: `linear` ends at {} before the If at {step}", strategy.name(), a.end);
+        let step = plan
+            .order
+            .iter()
+            .position(|&o| o as usize == if_op)
+            .unwrap() as u32;
+        assert!(
+            a.end >= step,
+            "{}: `linear` ends at {} before the If at {step}",
+            strategy.name(),
+            a.end
+        );
         let apart = a.offset + a.size <= b.offset || b.offset + b.size <= a.offset;
         assert!(apart, "{}: `getitem` overwrites `linear`", strategy.name());
     }
@@ -183,8 +201,16 @@ fn the_checker_refuses_a_plan_that_frees_a_value_a_branch_reads() {
     };
     let mut plan = memplan::plan(&g, Strategy::GreedySize, &Options::default()).unwrap();
     assert_eq!(check::check(&g, &plan), vec![]);
-    let linear = plan.tensors.iter().position(|p| p.name == "linear").unwrap();
-    let out = plan.tensors.iter().position(|p| p.name == "getitem").unwrap();
+    let linear = plan
+        .tensors
+        .iter()
+        .position(|p| p.name == "linear")
+        .unwrap();
+    let out = plan
+        .tensors
+        .iter()
+        .position(|p| p.name == "getitem")
+        .unwrap();
     // what the planner did before: `linear` over steps 0-1 only, the If's output on it
     plan.tensors[linear].end = 1;
     plan.tensors[linear].offset = 0;

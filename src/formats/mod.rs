@@ -143,7 +143,11 @@ pub use onnx::{covered_ops as onnx_ops, Source as ShapeSource, ValueShape};
 
 /// Every value of an ONNX model's main graph with its shape, element type, bytes
 /// and where the shape came from (`memplan shapes`), and the graph.
-pub fn onnx_shapes(data: &[u8], name: &str, opts: &ReadOptions) -> Result<(Graph, Vec<ValueShape>), Error> {
+pub fn onnx_shapes(
+    data: &[u8],
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Graph, Vec<ValueShape>), Error> {
     check_size(data)?;
     let o = onnx::Options {
         input_shapes: &opts.input_shapes,
@@ -157,7 +161,11 @@ pub fn onnx_shapes(data: &[u8], name: &str, opts: &ReadOptions) -> Result<(Graph
 /// Parses `NAME=DIMS` with dimensions separated by `x` or `,`: `data=1x3x224x224`;
 /// `NAME=` or `NAME=scalar` gives a rank-0 shape.
 pub fn parse_input_shape(text: &str) -> Result<(String, Vec<u64>), Error> {
-    let bad = || Error::usage(format!("`{text}` is not NAME=DIMS (e.g. data=1x3x224x224, or n=scalar)"));
+    let bad = || {
+        Error::usage(format!(
+            "`{text}` is not NAME=DIMS (e.g. data=1x3x224x224, or n=scalar)"
+        ))
+    };
     let (name, dims) = text.rsplit_once('=').ok_or_else(bad)?;
     let dims = if dims.trim().is_empty() || dims.trim() == "scalar" {
         Vec::new()

@@ -69,7 +69,10 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     for file in &files {
         let data = read_file(file)?;
         let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let mut times = Vec::with_capacity(RUNS);
         let mut peak = 0;
         let mut last = None;

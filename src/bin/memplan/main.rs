@@ -314,11 +314,13 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
         }
         None => text(),
     }
-    Ok(if violations.is_empty() && nested.iter().all(|(_, v)| v.is_empty()) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(
+        if violations.is_empty() && nested.iter().all(|(_, v)| v.is_empty()) {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        },
+    )
 }
 
 /// What the searching strategies add to the report: proof, capacity, orders.

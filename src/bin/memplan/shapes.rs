@@ -74,13 +74,27 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         Some(path) => std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")
             .map_err(|e| format!("cannot write {path}: {e}"))?,
         None => {
-            let width = doc.values.iter().map(|r| r.name.len()).max().unwrap_or(4).clamp(4, 60);
-            println!("{:<width$}  {:<12}  {:<10}  {:>12}  {:<10}  dims", "name", "kind", "dtype", "bytes", "source");
+            let width = doc
+                .values
+                .iter()
+                .map(|r| r.name.len())
+                .max()
+                .unwrap_or(4)
+                .clamp(4, 60);
+            println!(
+                "{:<width$}  {:<12}  {:<10}  {:>12}  {:<10}  dims",
+                "name", "kind", "dtype", "bytes", "source"
+            );
             for r in &doc.values {
                 let dims: Vec<String> = r.dims.iter().map(i64::to_string).collect();
                 println!(
                     "{:<width$}  {:<12}  {:<10}  {:>12}  {:<10}  [{}]",
-                    r.name, r.kind, r.dtype, r.bytes, r.source, dims.join(", ")
+                    r.name,
+                    r.kind,
+                    r.dtype,
+                    r.bytes,
+                    r.source,
+                    dims.join(", ")
                 );
             }
             for n in doc.notes {

@@ -17,14 +17,21 @@ pub fn eval(node: &Node, inputs: &[Option<&Info>], outs: &Out) -> Vec<Option<Dat
     let Some((dtype, shape)) = outs.first() else {
         return result;
     };
-    let count = shape.iter().try_fold(1usize, |p, &d| p.checked_mul(usize::try_from(d).ok()?));
+    let count = shape
+        .iter()
+        .try_fold(1usize, |p, &d| p.checked_mul(usize::try_from(d).ok()?));
     if !count.is_some_and(|n| n <= MAX_ELEMENTS) {
         return result;
     }
     if !(dtype::is_integer(*dtype) || dtype::is_float(*dtype)) {
         return result;
     }
-    let e = Eval { node, inputs, dtype: *dtype, shape };
+    let e = Eval {
+        node,
+        inputs,
+        dtype: *dtype,
+        shape,
+    };
     if let Some(d) = e.run() {
         if d.len() == count.unwrap_or(0) {
             result[0] = Some(convert(d, *dtype));
@@ -86,8 +93,16 @@ fn broadcast_map(x: &[i64], out: &[i64]) -> Option<Vec<usize>> {
 
 fn pick(d: &Data, idx: &[usize]) -> Option<Data> {
     Some(match d {
-        Data::Int(v) => Data::Int(idx.iter().map(|&i| v.get(i).copied()).collect::<Option<_>>()?),
-        Data::Float(v) => Data::Float(idx.iter().map(|&i| v.get(i).copied()).collect::<Option<_>>()?),
+        Data::Int(v) => Data::Int(
+            idx.iter()
+                .map(|&i| v.get(i).copied())
+                .collect::<Option<_>>()?,
+        ),
+        Data::Float(v) => Data::Float(
+            idx.iter()
+                .map(|&i| v.get(i).copied())
+                .collect::<Option<_>>()?,
+        ),
     })
 }
 
@@ -97,10 +112,14 @@ fn convert(d: Data, dtype: i32) -> Data {
         return Data::Int(d.floats().iter().map(|&f| i64::from(f != 0.0)).collect());
     }
     match d {
-        Data::Float(v) if dtype::is_integer(dtype) => {
-            Data::Int(v.iter().map(|&f| if f.is_finite() { f as i64 } else { 0 }).collect())
+        Data::Float(v) if dtype::is_integer(dtype) => Data::Int(
+            v.iter()
+                .map(|&f| if f.is_finite() { f as i64 } else { 0 })
+                .collect(),
+        ),
+        Data::Int(v) if dtype::is_float(dtype) => {
+            Data::Float(v.iter().map(|&i| i as f64).collect())
         }
-        Data::Int(v) if dtype::is_float(dtype) => Data::Float(v.iter().map(|&i| i as f64).collect()),
         d => d,
     }
 }
@@ -125,7 +144,11 @@ impl<'a> Eval<'a> {
                 let s = &self.info(0)?.shape;
                 Some(Data::Int(s[shape_range(self.node, s.len())].to_vec()))
             }
-            "Size" => Some(Data::Int(vec![self.info(0)?.shape.iter().try_fold(1i64, |p, &d| p.checked_mul(d))?])),
+            "Size" => Some(Data::Int(vec![self
+                .info(0)?
+                .shape
+                .iter()
+                .try_fold(1i64, |p, &d| p.checked_mul(d))?])),
             "Constant" => constant(self.node),
             "Identity" | "Cast" | "CastLike" | "Reshape" | "Flatten" | "Unsqueeze" | "Squeeze"
             | "Dropout" => self.data(0).cloned(),
@@ -145,7 +168,10 @@ impl<'a> Eval<'a> {
             "Slice" => self.slice(),
             "Concat" => self.concat(),
             "Transpose" => self.transpose(),
-            "Expand" => pick(self.data(0)?, &broadcast_map(&self.info(0)?.shape, self.shape)?),
+            "Expand" => pick(
+                self.data(0)?,
+                &broadcast_map(&self.info(0)?.shape, self.shape)?,
+            ),
             "Tile" => self.tile(),
             "Range" => self.range(),
             "Neg" | "Abs" | "Not" | "Sign" | "Floor" | "Ceil" | "Round" | "Sqrt" | "Relu"
@@ -180,7 +206,13 @@ impl<'a> Eval<'a> {
                         "Neg" => -x,
                         "Abs" => x.abs(),
                         "Not" => f64::from(u8::from(x == 0.0)),
-                        "Sign" => if x == 0.0 { 0.0 } else { x.signum() },
+                        "Sign" => {
+                            if x == 0.0 {
+                                0.0
+                            } else {
+                                x.signum()
+                            }
+                        }
                         "Floor" => x.floor(),
                         "Ceil" => x.ceil(),
                         "Round" => x.round_ties_even(),
@@ -200,12 +232,21 @@ impl<'a> Eval<'a> {
             .iter()
             .map(|i| broadcast_map(&i.shape, self.shape))
             .collect::<Option<_>>()?;
-        let datas: Vec<&Data> = present.iter().map(|i| i.data.as_ref()).collect::<Option<_>>()?;
+        let datas: Vec<&Data> = present
+            .iter()
+            .map(|i| i.data.as_ref())
+            .collect::<Option<_>>()?;
         let n: usize = dims(self.shape)?.iter().product();
         let all_int = datas.iter().all(|d| matches!(d, Data::Int(_)));
         let fmod = self.node.int("fmod", 0) != 0;
         if all_int {
-            let vals: Vec<&Vec<i64>> = datas.iter().map(|d| match d { Data::Int(v) => v, _ => unreachable!() }).collect();
+            let vals: Vec<&Vec<i64>> = datas
+                .iter()
+                .map(|d| match d {
+                    Data::Int(v) => v,
+                    _ => unreachable!(),
+                })
+                .collect();
             let mut out = Vec::with_capacity(n);
             for e in 0..n {
                 let mut acc = vals[0][maps[0][e]];
@@ -237,12 +278,28 @@ impl<'a> Eval<'a> {
         let cond = c.data.as_ref()?.floats();
         match (x.data.as_ref()?, y.data.as_ref()?) {
             (Data::Int(a), Data::Int(b)) => Some(Data::Int(
-                (0..mc.len()).map(|e| if cond[mc[e]] != 0.0 { a[mx[e]] } else { b[my[e]] }).collect(),
+                (0..mc.len())
+                    .map(|e| {
+                        if cond[mc[e]] != 0.0 {
+                            a[mx[e]]
+                        } else {
+                            b[my[e]]
+                        }
+                    })
+                    .collect(),
             )),
             (a, b) => {
                 let (a, b) = (a.floats(), b.floats());
                 Some(Data::Float(
-                    (0..mc.len()).map(|e| if cond[mc[e]] != 0.0 { a[mx[e]] } else { b[my[e]] }).collect(),
+                    (0..mc.len())
+                        .map(|e| {
+                            if cond[mc[e]] != 0.0 {
+                                a[mx[e]]
+                            } else {
+                                b[my[e]]
+                            }
+                        })
+                        .collect(),
                 ))
             }
         }
@@ -253,7 +310,11 @@ impl<'a> Eval<'a> {
         let idx = self.ints(1)?;
         let a = axis(self.node.int("axis", 0), x.rank()).ok()?;
         let s = dims(&x.shape)?;
-        let (outer, len, inner) = (s[..a].iter().product::<usize>(), s[a], s[a + 1..].iter().product::<usize>());
+        let (outer, len, inner) = (
+            s[..a].iter().product::<usize>(),
+            s[a],
+            s[a + 1..].iter().product::<usize>(),
+        );
         let mut map = Vec::with_capacity(outer * idx.len() * inner);
         for o in 0..outer {
             for &i in &idx {
@@ -267,12 +328,20 @@ impl<'a> Eval<'a> {
     fn slice(&self) -> Option<Data> {
         let x = self.info(0)?;
         let (starts, ends) = if self.node.ints("starts").is_some() {
-            (self.node.ints("starts")?.to_vec(), self.node.ints("ends")?.to_vec())
+            (
+                self.node.ints("starts")?.to_vec(),
+                self.node.ints("ends")?.to_vec(),
+            )
         } else {
             (self.ints(1)?, self.ints(2)?)
         };
         let all: Vec<i64> = (0..starts.len() as i64).collect();
-        let which = self.node.ints("axes").map(<[i64]>::to_vec).or_else(|| self.ints(3)).unwrap_or(all);
+        let which = self
+            .node
+            .ints("axes")
+            .map(<[i64]>::to_vec)
+            .or_else(|| self.ints(3))
+            .unwrap_or(all);
         let steps = self.ints(4).unwrap_or_else(|| vec![1; starts.len()]);
         let s = dims(&x.shape)?;
         let mut first = vec![0i64; s.len()];
@@ -322,7 +391,11 @@ impl<'a> Eval<'a> {
                 }
             }
         }
-        Some(if all_int { Data::Int(ints) } else { Data::Float(floats) })
+        Some(if all_int {
+            Data::Int(ints)
+        } else {
+            Data::Float(floats)
+        })
     }
 
     fn transpose(&self) -> Option<Data> {
@@ -331,11 +404,18 @@ impl<'a> Eval<'a> {
         let reversed: Vec<i64> = (0..s.len() as i64).rev().collect();
         let perm = self.node.ints("perm").unwrap_or(&reversed);
         let st = strides(&s);
-        let out: Vec<usize> = perm.iter().map(|&p| s.get(p as usize).copied()).collect::<Option<_>>()?;
+        let out: Vec<usize> = perm
+            .iter()
+            .map(|&p| s.get(p as usize).copied())
+            .collect::<Option<_>>()?;
         let os = strides(&out);
         let n: usize = out.iter().product();
         let map = (0..n)
-            .map(|flat| (0..out.len()).map(|k| ((flat / os[k]) % out[k].max(1)) * st[perm[k] as usize]).sum())
+            .map(|flat| {
+                (0..out.len())
+                    .map(|k| ((flat / os[k]) % out[k].max(1)) * st[perm[k] as usize])
+                    .sum()
+            })
             .collect::<Vec<usize>>();
         pick(self.data(0)?, &map)
     }
@@ -347,7 +427,11 @@ impl<'a> Eval<'a> {
         let (st, os) = (strides(&s), strides(&out));
         let n: usize = out.iter().product();
         let map = (0..n)
-            .map(|flat| (0..out.len()).map(|k| ((flat / os[k]) % out[k].max(1)) % s[k].max(1) * st[k]).sum())
+            .map(|flat| {
+                (0..out.len())
+                    .map(|k| ((flat / os[k]) % out[k].max(1)) % s[k].max(1) * st[k])
+                    .sum()
+            })
             .collect::<Vec<usize>>();
         pick(self.data(0)?, &map)
     }
@@ -369,20 +453,35 @@ impl<'a> Eval<'a> {
     fn reduce(&self, op: &str) -> Option<Data> {
         let x = self.info(0)?;
         let s = dims(&x.shape)?;
-        let list = self.node.ints("axes").map(<[i64]>::to_vec).or_else(|| self.ints(1));
+        let list = self
+            .node
+            .ints("axes")
+            .map(<[i64]>::to_vec)
+            .or_else(|| self.ints(1));
         let which: Vec<usize> = match list {
-            Some(l) if !l.is_empty() => l.iter().map(|&a| axis(a, s.len()).ok()).collect::<Option<_>>()?,
+            Some(l) if !l.is_empty() => l
+                .iter()
+                .map(|&a| axis(a, s.len()).ok())
+                .collect::<Option<_>>()?,
             _ if self.node.int("noop_with_empty_axes", 0) != 0 => vec![],
             _ => (0..s.len()).collect(),
         };
-        let kept: Vec<usize> = (0..s.len()).map(|a| if which.contains(&a) { 1 } else { s[a] }).collect();
+        let kept: Vec<usize> = (0..s.len())
+            .map(|a| if which.contains(&a) { 1 } else { s[a] })
+            .collect();
         let (st, ks) = (strides(&s), strides(&kept));
         let n_out: usize = kept.iter().product();
         let vals = self.data(0)?.floats();
         let mut acc: Vec<Option<f64>> = vec![None; n_out];
         for (flat, &v) in vals.iter().enumerate() {
             let o: usize = (0..s.len())
-                .map(|k| if which.contains(&k) { 0 } else { (flat / st[k]) % s[k] * ks[k] })
+                .map(|k| {
+                    if which.contains(&k) {
+                        0
+                    } else {
+                        (flat / st[k]) % s[k] * ks[k]
+                    }
+                })
                 .sum();
             acc[o] = Some(match (acc[o], op) {
                 (None, _) => v,
@@ -398,7 +497,9 @@ impl<'a> Eval<'a> {
         };
         let out: Vec<f64> = acc.into_iter().map(|a| a.unwrap_or(empty)).collect();
         if dtype::is_integer(self.dtype) {
-            out.iter().all(|f| f.abs() < 9.0e15).then(|| Data::Int(out.iter().map(|&f| f as i64).collect()))
+            out.iter()
+                .all(|f| f.abs() < 9.0e15)
+                .then(|| Data::Int(out.iter().map(|&f| f as i64).collect()))
         } else {
             Some(Data::Float(out))
         }
@@ -410,12 +511,17 @@ fn constant(node: &Node) -> Option<Data> {
     match a.name.as_str() {
         "value" => {
             let t = a.t.as_ref()?;
-            t.ints.clone().map(Data::Int).or_else(|| t.floats.clone().map(Data::Float))
+            t.ints
+                .clone()
+                .map(Data::Int)
+                .or_else(|| t.floats.clone().map(Data::Float))
         }
         "value_int" => Some(Data::Int(vec![a.i?])),
         "value_ints" => Some(Data::Int(a.ints.clone())),
         "value_float" => Some(Data::Float(vec![f64::from(a.f?)])),
-        "value_floats" => Some(Data::Float(a.floats.iter().map(|&f| f64::from(f)).collect())),
+        "value_floats" => Some(Data::Float(
+            a.floats.iter().map(|&f| f64::from(f)).collect(),
+        )),
         _ => None,
     }
 }
@@ -429,7 +535,11 @@ fn int_op(op: &str, x: i64, y: i64, fmod: bool) -> Option<i64> {
         "Mod" if fmod => x.checked_rem(y)?,
         "Mod" => {
             let r = x.checked_rem(y)?;
-            if r != 0 && (r < 0) != (y < 0) { r + y } else { r }
+            if r != 0 && (r < 0) != (y < 0) {
+                r + y
+            } else {
+                r
+            }
         }
         "Pow" => x.checked_pow(u32::try_from(y).ok()?)?,
         "Max" => x.max(y),
@@ -470,4 +580,117 @@ fn float_op(op: &str, x: f64, y: f64, fmod: bool) -> Option<f64> {
         "Xor" => b((x != 0.0) != (y != 0.0)),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(op: &str) -> Node {
+        Node {
+            op_type: op.to_string(),
+            ..Node::default()
+        }
+    }
+
+    fn ints(shape: &[i64], v: &[i64]) -> Info {
+        Info {
+            data: Some(Data::Int(v.to_vec())),
+            konst: true,
+            ..Info::new(dtype::INT64, shape.to_vec())
+        }
+    }
+
+    fn run(node: &Node, inputs: &[&Info], out: (i32, &[i64])) -> Option<Data> {
+        let refs: Vec<Option<&Info>> = inputs.iter().map(|&i| Some(i)).collect();
+        eval(node, &refs, &vec![(out.0, out.1.to_vec())]).remove(0)
+    }
+
+    #[test]
+    fn broadcasting_arithmetic_and_comparisons() {
+        let a = ints(&[3], &[2, -1, 6]);
+        let b = ints(&[], &[-1]);
+        assert_eq!(
+            run(&node("Equal"), &[&a, &b], (dtype::BOOL, &[3])),
+            Some(Data::Int(vec![0, 1, 0]))
+        );
+        assert_eq!(
+            run(&node("Mul"), &[&a, &b], (dtype::INT64, &[3])),
+            Some(Data::Int(vec![-2, 1, -6]))
+        );
+        let m = ints(&[3], &[7, -7, 7]);
+        let d = ints(&[3], &[2, 2, -2]);
+        // integer Mod takes the divisor's sign unless fmod
+        assert_eq!(
+            run(&node("Mod"), &[&m, &d], (dtype::INT64, &[3])),
+            Some(Data::Int(vec![1, 1, -1]))
+        );
+        assert_eq!(
+            run(&node("Div"), &[&m, &d], (dtype::INT64, &[3])),
+            Some(Data::Int(vec![3, -3, -3]))
+        );
+    }
+
+    #[test]
+    fn where_gather_slice_concat_transpose() {
+        let c = ints(&[3], &[1, 0, 1]);
+        let (x, y) = (ints(&[3], &[1, 2, 3]), ints(&[3], &[7, 8, 9]));
+        assert_eq!(
+            run(&node("Where"), &[&c, &x, &y], (dtype::INT64, &[3])),
+            Some(Data::Int(vec![1, 8, 3]))
+        );
+        let m = ints(&[2, 3], &[1, 2, 3, 4, 5, 6]);
+        let idx = ints(&[], &[-1]);
+        let mut g = node("Gather");
+        g.attributes.push(crate::formats::onnx::proto::Attribute {
+            name: "axis".into(),
+            i: Some(1),
+            ..Default::default()
+        });
+        assert_eq!(
+            run(&g, &[&m, &idx], (dtype::INT64, &[2])),
+            Some(Data::Int(vec![3, 6]))
+        );
+        let (s, e, a) = (ints(&[1], &[1]), ints(&[1], &[i64::MAX]), ints(&[1], &[1]));
+        assert_eq!(
+            run(&node("Slice"), &[&m, &s, &e, &a], (dtype::INT64, &[2, 2])),
+            Some(Data::Int(vec![2, 3, 5, 6]))
+        );
+        assert_eq!(
+            run(&node("Transpose"), &[&m], (dtype::INT64, &[3, 2])),
+            Some(Data::Int(vec![1, 4, 2, 5, 3, 6]))
+        );
+        let mut cat = node("Concat");
+        cat.attributes.push(crate::formats::onnx::proto::Attribute {
+            name: "axis".into(),
+            i: Some(1),
+            ..Default::default()
+        });
+        let col = ints(&[2, 1], &[0, 9]);
+        assert_eq!(
+            run(&cat, &[&m, &col], (dtype::INT64, &[2, 4])),
+            Some(Data::Int(vec![1, 2, 3, 0, 4, 5, 6, 9]))
+        );
+    }
+
+    #[test]
+    fn ranges_reductions_and_the_element_bound() {
+        let (s, l, d) = (ints(&[], &[10]), ints(&[], &[0]), ints(&[], &[-3]));
+        assert_eq!(
+            run(&node("Range"), &[&s, &l, &d], (dtype::INT64, &[4])),
+            Some(Data::Int(vec![10, 7, 4, 1]))
+        );
+        let m = ints(&[2, 3], &[1, 2, 3, 4, 5, 6]);
+        assert_eq!(
+            run(&node("ReduceProd"), &[&m], (dtype::INT64, &[1, 1])),
+            Some(Data::Int(vec![720]))
+        );
+        let big = MAX_ELEMENTS as i64 + 1;
+        let shape = ints(&[1], &[big]);
+        assert_eq!(
+            run(&node("ConstantOfShape"), &[&shape], (dtype::FLOAT, &[big])),
+            None,
+            "too many elements to keep"
+        );
+    }
 }

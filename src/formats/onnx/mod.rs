@@ -123,7 +123,8 @@ pub fn import(data: &[u8], name: &str, opts: &Options) -> Result<Imported, Error
     }
     w.frames.push(Frame::default());
     for t in &g.initializers {
-        w.define(&t.name, weight(t), Source::Weight).map_err(|e| at_value(&t.name, e))?;
+        w.define(&t.name, weight(t), Source::Weight)
+            .map_err(|e| at_value(&t.name, e))?;
     }
     let mut inputs = Vec::new();
     for v in &g.inputs {
@@ -131,7 +132,11 @@ pub fn import(data: &[u8], name: &str, opts: &Options) -> Result<Imported, Error
             continue; // an initializer listed as an input (IR version 3)
         }
         let (info, source) = graph_input(v, opts.input_shapes)?;
-        inputs.push(w.define(&v.name, info, source).map_err(|e| at_value(&v.name, e))?);
+        let id = w
+            .define(&v.name, info, source)
+            .map_err(|e| at_value(&v.name, e))?;
+        w.top().inputs.push(id);
+        inputs.push(id);
     }
     w.walk_nodes(g, true)?;
     let mut outputs = Vec::new();
@@ -158,7 +163,13 @@ pub fn import(data: &[u8], name: &str, opts: &Options) -> Result<Imported, Error
             output: outputs.contains(&id),
         })
         .collect();
-    let mut graph = import::build(name.to_string(), frame.values, &frame.nodes, &inputs, &outputs)?;
+    let mut graph = import::build(
+        name.to_string(),
+        frame.values,
+        &frame.nodes,
+        &inputs,
+        &outputs,
+    )?;
     graph.subgraphs = frame.subgraphs;
     graph.notes = w.notes;
     Ok(Imported { graph, values })
@@ -259,7 +270,9 @@ impl<'m> Walker<'m> {
             None => import::tensor_bytes(F, name, &info.shape, bits)?,
             Some(elems) => elems.iter().try_fold(0u64, |sum, s| {
                 let b = import::tensor_bytes(F, name, s, bits)?;
-                sum.checked_add(b).ok_or_else(|| Error::limit(format!("the size of sequence `{name}`"), u64::MAX, u64::MAX))
+                sum.checked_add(b).ok_or_else(|| {
+                    Error::limit(format!("the size of sequence `{name}`"), u64::MAX, u64::MAX)
+                })
             })?,
         };
         let id = f.values.len();
@@ -278,7 +291,9 @@ impl<'m> Walker<'m> {
     /// is captured by every frame in between.
     fn lookup(&mut self, name: &str) -> Option<usize> {
         let top = self.frames.len() - 1;
-        let level = (0..=top).rev().find(|&k| self.frames[k].index.contains_key(name))?;
+        let level = (0..=top)
+            .rev()
+            .find(|&k| self.frames[k].index.contains_key(name))?;
         for k in level + 1..=top {
             let outer = self.frames[k - 1].index[name];
             let info = self.frames[k - 1].infos[outer].clone();
@@ -321,7 +336,11 @@ impl<'m> Walker<'m> {
         } else {
             node.name.clone()
         };
-        let domain = if node.domain.is_empty() { "ai.onnx" } else { node.domain.as_str() };
+        let domain = if node.domain.is_empty() {
+            "ai.onnx"
+        } else {
+            node.domain.as_str()
+        };
         let at = || Some(format!("op `{label}` ({}, domain {domain})", node.op_type));
         let mut ids = Vec::with_capacity(node.inputs.len());
         for name in &node.inputs {
@@ -355,6 +374,12 @@ impl<'m> Walker<'m> {
                 node.op_type
             )),
         };
+        let inferred = inferred.map_err(|why| {
+            match ops::unknown_input(&why).and_then(|i| ids.get(i).copied().flatten()) {
+                Some(id) => format!("{why}{}", self.provenance(id)),
+                None => why,
+            }
+        });
         let inferred = inferred.and_then(|out| {
             for i in &out {
                 shape::valid(&i.shape)?;
@@ -391,7 +416,9 @@ impl<'m> Walker<'m> {
         };
         let mut outs = Vec::with_capacity(node.outputs.len());
         for (j, name) in node.outputs.iter().enumerate() {
-            let ty = self.output_type(name, j, &inferred).map_err(|why| Error::parse(F, at(), why))?;
+            let ty = self
+                .output_type(name, j, &inferred)
+                .map_err(|why| Error::parse(F, at(), why))?;
             outs.push(ty);
         }
         let out_types: Out = outs.iter().map(|(i, _)| i.ty()).collect();
@@ -417,7 +444,9 @@ impl<'m> Walker<'m> {
                 source = Source::Evaluated;
             }
             info.konst = folded;
-            let id = self.define(name, info, source).map_err(|e| Error::parse(F, at(), e.to_string()))?;
+            let id = self
+                .define(name, info, source)
+                .map_err(|e| Error::parse(F, at(), e.to_string()))?;
             outputs.push(id);
         }
         let kind = if node.domain.is_empty() {
@@ -435,15 +464,62 @@ impl<'m> Walker<'m> {
         Ok(())
     }
 
+    /// Which inputs of the graph being walked the value of `id` is computed from,
+    /// as words for an error (empty when `id` is such an input itself).
+    fn provenance(&mut self, id: usize) -> String {
+        let f = self.top();
+        let mut producer: HashMap<usize, usize> = HashMap::new();
+        for (k, n) in f.nodes.iter().enumerate() {
+            for &o in &n.outputs {
+                producer.insert(o, k);
+            }
+        }
+        let (mut stack, mut seen, mut roots) = (vec![id], HashSet::new(), Vec::new());
+        while let Some(v) = stack.pop() {
+            if !seen.insert(v) || f.infos[v].data.is_some() {
+                continue;
+            }
+            match producer.get(&v) {
+                Some(&k) => stack.extend(&f.nodes[k].inputs),
+                None if f.inputs.contains(&v) && v != id => roots.push(f.values[v].name.clone()),
+                None => {}
+            }
+        }
+        if roots.is_empty() {
+            return String::new();
+        }
+        roots.sort();
+        let names: Vec<String> = roots.iter().map(|r| format!("`{r}`")).collect();
+        format!(
+            " (it is computed from the value of input {})",
+            names.join(", ")
+        )
+    }
+
     /// What is known of output `j` named `name`: the user's shape, else
     /// inference, else the declared type.
-    fn output_type(&mut self, name: &str, j: usize, inferred: &Result<Vec<Info>, String>) -> Result<(Info, Source), String> {
+    fn output_type(
+        &mut self,
+        name: &str,
+        j: usize,
+        inferred: &Result<Vec<Info>, String>,
+    ) -> Result<(Info, Source), String> {
         let from_infer = inferred.as_ref().ok().and_then(|o| o.get(j).cloned());
         let declared = self.declared.get(name).copied();
         let from_decl = declared.and_then(static_shape);
         if let Some((_, dims)) = self.opts.value_shapes.iter().find(|(n, _)| n == name) {
-            let dt = from_infer.as_ref().map(|t| t.dtype).or(declared.map(|d| d.elem_type)).filter(|&d| d != 0).unwrap_or(dtype::FLOAT);
-            let dims = dims.iter().map(|&d| i64::try_from(d).map_err(|_| format!("dimension {d} of `{name}` is too large"))).collect::<Result<_, _>>()?;
+            let dt = from_infer
+                .as_ref()
+                .map(|t| t.dtype)
+                .or(declared.map(|d| d.elem_type))
+                .filter(|&d| d != 0)
+                .unwrap_or(dtype::FLOAT);
+            let dims = dims
+                .iter()
+                .map(|&d| {
+                    i64::try_from(d).map_err(|_| format!("dimension {d} of `{name}` is too large"))
+                })
+                .collect::<Result<_, _>>()?;
             return Ok((Info::new(dt, dims), Source::User));
         }
         match (from_infer, from_decl) {
@@ -451,7 +527,10 @@ impl<'m> Walker<'m> {
                 if i.seq.is_none() && (d.1 != i.shape || (d.0 != 0 && d.0 != i.dtype)) {
                     self.notes.push(format!(
                         "`{name}`: the file declares {} {:?}, memplan infers {} {:?} (used)",
-                        dtype::name(d.0), d.1, dtype::name(i.dtype), i.shape
+                        dtype::name(d.0),
+                        d.1,
+                        dtype::name(i.dtype),
+                        i.shape
                     ));
                 }
                 Ok((i, Source::Inferred))
@@ -460,7 +539,11 @@ impl<'m> Walker<'m> {
             (None, Some(d)) if d.0 != 0 => Ok((Info::new(d.0, d.1), Source::Declared)),
             _ if name.is_empty() => Ok((Info::new(dtype::FLOAT, vec![]), Source::Inferred)),
             _ => {
-                let why = inferred.as_ref().err().cloned().unwrap_or_else(|| format!("output {j} cannot be inferred"));
+                let why = inferred
+                    .as_ref()
+                    .err()
+                    .cloned()
+                    .unwrap_or_else(|| format!("output {j} cannot be inferred"));
                 if let Some(rest) = why.strip_prefix(ops::DATA_DEPENDENT) {
                     Err(format!(
                         "the size of `{name}` depends on the input values{rest}; give an upper bound with --value-shape {name}=DIMS"
@@ -475,7 +558,12 @@ impl<'m> Walker<'m> {
 }
 
 impl Bodies for Walker<'_> {
-    fn walk(&mut self, attr: &str, body: &proto::Graph, inputs: Vec<Info>) -> Result<Vec<Info>, String> {
+    fn walk(
+        &mut self,
+        attr: &str,
+        body: &proto::Graph,
+        inputs: Vec<Info>,
+    ) -> Result<Vec<Info>, String> {
         let pending = std::mem::take(&mut self.pending);
         self.frames.push(Frame::default());
         let result = self.walk_body(body, inputs);
@@ -563,8 +651,10 @@ fn topological(g: &proto::Graph) -> Vec<usize> {
             }
         }
     }
-    let mut ready: BinaryHeap<std::cmp::Reverse<usize>> =
-        (0..n).filter(|&k| indegree[k] == 0).map(std::cmp::Reverse).collect();
+    let mut ready: BinaryHeap<std::cmp::Reverse<usize>> = (0..n)
+        .filter(|&k| indegree[k] == 0)
+        .map(std::cmp::Reverse)
+        .collect();
     let mut order = Vec::with_capacity(n);
     while let Some(std::cmp::Reverse(k)) = ready.pop() {
         order.push(k);
@@ -599,7 +689,10 @@ fn free_names<'a>(g: &'a proto::Graph, out: &mut HashSet<&'a str>) {
         }
     }
     read.extend(g.outputs.iter().map(|v| v.name.as_str()));
-    out.extend(read.into_iter().filter(|r| !r.is_empty() && !defined.contains(r)));
+    out.extend(
+        read.into_iter()
+            .filter(|r| !r.is_empty() && !defined.contains(r)),
+    );
 }
 
 fn weight(t: &proto::Tensor) -> Info {
@@ -629,7 +722,10 @@ fn static_shape(v: &proto::ValueInfo) -> Option<(i32, Vec<i64>)> {
     Some((v.elem_type, shape))
 }
 
-fn graph_input(v: &proto::ValueInfo, input_shapes: &[(String, Vec<u64>)]) -> Result<(Info, Source), Error> {
+fn graph_input(
+    v: &proto::ValueInfo,
+    input_shapes: &[(String, Vec<u64>)],
+) -> Result<(Info, Source), Error> {
     let given = input_shapes.iter().find(|(n, _)| n == &v.name);
     let (shape, source) = match (given, &v.shape) {
         (Some((_, dims)), _) => (
@@ -643,14 +739,19 @@ fn graph_input(v: &proto::ValueInfo, input_shapes: &[(String, Vec<u64>)]) -> Res
             Source::User,
         ),
         (None, Some(dims)) => (
-            dims.iter().map(|d| d.filter(|&d| d >= 0).unwrap_or(1)).collect(),
+            dims.iter()
+                .map(|d| d.filter(|&d| d >= 0).unwrap_or(1))
+                .collect(),
             Source::Declared,
         ),
         (None, None) => {
             return Err(Error::parse(
                 F,
                 Some(format!("input `{}`", v.name)),
-                format!("the model gives no shape; use --input-shape {}=DIMS", v.name),
+                format!(
+                    "the model gives no shape; use --input-shape {}=DIMS",
+                    v.name
+                ),
             ))
         }
     };

@@ -253,12 +253,18 @@ fn tensor(data: &[u8]) -> Result<Tensor, Error> {
                 .collect(),
         ),
         (Some(r), 2 | 9) if r.len() <= MAX_DATA => Some(r.iter().map(|&b| i64::from(b)).collect()),
-        (Some(r), 3) if r.len() <= MAX_DATA => Some(r.iter().map(|&b| i64::from(b as i8)).collect()),
+        (Some(r), 3) if r.len() <= MAX_DATA => {
+            Some(r.iter().map(|&b| i64::from(b as i8)).collect())
+        }
         (Some(r), 4 | 5) if r.len() / 2 <= MAX_DATA => Some(
             r.chunks_exact(2)
                 .map(|c| {
                     let v = u16::from_le_bytes([c[0], c[1]]);
-                    if t.data_type == 5 { i64::from(v as i16) } else { i64::from(v) }
+                    if t.data_type == 5 {
+                        i64::from(v as i16)
+                    } else {
+                        i64::from(v)
+                    }
                 })
                 .collect(),
         ),
@@ -286,7 +292,9 @@ fn tensor(data: &[u8]) -> Result<Tensor, Error> {
                 .map(|c| half(u16::from_le_bytes([c[0], c[1]])))
                 .collect(),
         ),
-        (None, 1) if floats.len() <= MAX_DATA => Some(floats.iter().map(|&f| f64::from(f)).collect()),
+        (None, 1) if floats.len() <= MAX_DATA => {
+            Some(floats.iter().map(|&f| f64::from(f)).collect())
+        }
         // float16 and bfloat16 keep their bits in int32_data
         (None, 10) if kept => Some(ints.iter().map(|&b| half(b as u16)).collect()),
         (None, 11) if doubles.len() <= MAX_DATA => Some(doubles),

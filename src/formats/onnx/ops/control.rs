@@ -43,7 +43,11 @@ fn if_(c: &Ctx, bodies: &mut dyn Bodies) -> Result<Out, String> {
     let (then_g, else_g) = (body(c, "then_branch")?, body(c, "else_branch")?);
     match cond {
         Some(v) => {
-            let (attr, g) = if v != 0 { ("then_branch", then_g) } else { ("else_branch", else_g) };
+            let (attr, g) = if v != 0 {
+                ("then_branch", then_g)
+            } else {
+                ("else_branch", else_g)
+            };
             Ok(types(bodies.walk(attr, g, vec![])?))
         }
         None => {
@@ -77,18 +81,29 @@ fn if_(c: &Ctx, bodies: &mut dyn Bodies) -> Result<Out, String> {
 
 fn loop_(c: &Ctx, bodies: &mut dyn Bodies) -> Result<Out, String> {
     let g = body(c, "body")?;
-    let carried: Vec<Info> = c.inputs.iter().skip(2).map(|i| i.cloned().unwrap_or_default()).collect();
+    let carried: Vec<Info> = c
+        .inputs
+        .iter()
+        .skip(2)
+        .map(|i| i.cloned().unwrap_or_default())
+        .collect();
     let mut ins = vec![Info::new(INT64, vec![]), Info::new(BOOL, vec![])];
     ins.extend(carried.iter().map(|i| Info::new(i.dtype, i.shape.clone())));
     let outs = bodies.walk("body", g, ins)?;
     let n = carried.len();
     if outs.len() < n + 1 {
-        return Err(format!("a body with {} outputs for {n} loop-carried values", outs.len()));
+        return Err(format!(
+            "a body with {} outputs for {n} loop-carried values",
+            outs.len()
+        ));
     }
     let mut out: Out = outs[1..=n].iter().map(Info::ty).collect();
     let scans = &outs[n + 1..];
     if !scans.is_empty() {
-        let trip = c.opt(0).and_then(Info::ints).and_then(|v| v.first().copied());
+        let trip = c
+            .opt(0)
+            .and_then(Info::ints)
+            .and_then(|v| v.first().copied());
         let trip = trip.ok_or_else(|| {
             let m = c.node.inputs.first().filter(|s| !s.is_empty());
             format!(
@@ -107,14 +122,36 @@ fn loop_(c: &Ctx, bodies: &mut dyn Bodies) -> Result<Out, String> {
 
 fn scan(c: &Ctx, bodies: &mut dyn Bodies) -> Result<Out, String> {
     let g = body(c, "body")?;
-    let m = usize::try_from(c.int("num_scan_inputs", 0)).map_err(|_| "a negative num_scan_inputs")?;
+    let m =
+        usize::try_from(c.int("num_scan_inputs", 0)).map_err(|_| "a negative num_scan_inputs")?;
     // opset 8 takes sequence_lens first and a batch axis on every input
     let batched = c.opset < 9;
-    let all: Vec<&Info> = c.inputs.iter().skip(usize::from(batched)).flatten().copied().collect();
-    let n = all.len().checked_sub(m).ok_or("more scan inputs than inputs")?;
-    let in_axes = c.ints("scan_input_axes").map(<[i64]>::to_vec).unwrap_or_else(|| vec![0; m]);
-    let drop_batch = |s: &[i64]| if batched { s.get(1..).unwrap_or(&[]).to_vec() } else { s.to_vec() };
-    let mut ins: Vec<Info> = all[..n].iter().map(|i| Info::new(i.dtype, drop_batch(&i.shape))).collect();
+    let all: Vec<&Info> = c
+        .inputs
+        .iter()
+        .skip(usize::from(batched))
+        .flatten()
+        .copied()
+        .collect();
+    let n = all
+        .len()
+        .checked_sub(m)
+        .ok_or("more scan inputs than inputs")?;
+    let in_axes = c
+        .ints("scan_input_axes")
+        .map(<[i64]>::to_vec)
+        .unwrap_or_else(|| vec![0; m]);
+    let drop_batch = |s: &[i64]| {
+        if batched {
+            s.get(1..).unwrap_or(&[]).to_vec()
+        } else {
+            s.to_vec()
+        }
+    };
+    let mut ins: Vec<Info> = all[..n]
+        .iter()
+        .map(|i| Info::new(i.dtype, drop_batch(&i.shape)))
+        .collect();
     let mut len = None;
     for (k, x) in all[n..].iter().enumerate() {
         let mut s = drop_batch(&x.shape);
@@ -128,12 +165,19 @@ fn scan(c: &Ctx, bodies: &mut dyn Bodies) -> Result<Out, String> {
         return Err(format!("a body with {} outputs for {n} states", outs.len()));
     }
     let out_axes = c.ints("scan_output_axes").map(<[i64]>::to_vec);
-    let batch = if batched { all.first().and_then(|x| x.shape.first().copied()) } else { None };
+    let batch = if batched {
+        all.first().and_then(|x| x.shape.first().copied())
+    } else {
+        None
+    };
     let mut out = Vec::new();
     for (k, o) in outs.iter().enumerate() {
         let mut shape = o.shape.clone();
         if k >= n {
-            let a = out_axes.as_ref().and_then(|v| v.get(k - n).copied()).unwrap_or(0);
+            let a = out_axes
+                .as_ref()
+                .and_then(|v| v.get(k - n).copied())
+                .unwrap_or(0);
             shape.insert(axis(a, shape.len() + 1)?, len);
         }
         if let Some(b) = batch {

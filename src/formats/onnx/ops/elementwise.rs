@@ -6,23 +6,94 @@ use crate::formats::onnx::dtype::{BOOL, FLOAT};
 use crate::formats::onnx::shape::{axis, broadcast, Out};
 
 const UNARY: &[&str] = &[
-    "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "BitwiseNot", "Ceil", "Celu",
-    "Clip", "Cos", "Cosh", "CumSum", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid",
-    "HardSwish", "Hardmax", "Identity", "InstanceNormalization", "LRN", "LeakyRelu", "Log",
-    "LogSoftmax", "LpNormalization", "MeanVarianceNormalization", "Mish", "Neg", "Reciprocal",
-    "Relu", "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Softmax", "Softplus",
-    "Softsign", "Sqrt", "Tan", "Tanh", "ThresholdedRelu", "Trilu", "GroupNormalization",
-    "RMSNormalization", "Swish", "ReverseSequence", "Scatter", "ScatterElements", "ScatterND",
-    "RandomUniformLike", "RandomNormalLike", "Bernoulli", "EyeLike",
+    "Abs",
+    "Acos",
+    "Acosh",
+    "Asin",
+    "Asinh",
+    "Atan",
+    "Atanh",
+    "BitwiseNot",
+    "Ceil",
+    "Celu",
+    "Clip",
+    "Cos",
+    "Cosh",
+    "CumSum",
+    "Elu",
+    "Erf",
+    "Exp",
+    "Floor",
+    "Gelu",
+    "HardSigmoid",
+    "HardSwish",
+    "Hardmax",
+    "Identity",
+    "InstanceNormalization",
+    "LRN",
+    "LeakyRelu",
+    "Log",
+    "LogSoftmax",
+    "LpNormalization",
+    "MeanVarianceNormalization",
+    "Mish",
+    "Neg",
+    "Reciprocal",
+    "Relu",
+    "Round",
+    "Selu",
+    "Shrink",
+    "Sigmoid",
+    "Sign",
+    "Sin",
+    "Sinh",
+    "Softmax",
+    "Softplus",
+    "Softsign",
+    "Sqrt",
+    "Tan",
+    "Tanh",
+    "ThresholdedRelu",
+    "Trilu",
+    "GroupNormalization",
+    "RMSNormalization",
+    "Swish",
+    "ReverseSequence",
+    "Scatter",
+    "ScatterElements",
+    "ScatterND",
+    "RandomUniformLike",
+    "RandomNormalLike",
+    "Bernoulli",
+    "EyeLike",
 ];
 
 const BROADCAST: &[&str] = &[
-    "Add", "Sub", "Mul", "Div", "Pow", "Sum", "Max", "Min", "Mean", "Mod", "BitShift",
-    "BitwiseAnd", "BitwiseOr", "BitwiseXor",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Pow",
+    "Sum",
+    "Max",
+    "Min",
+    "Mean",
+    "Mod",
+    "BitShift",
+    "BitwiseAnd",
+    "BitwiseOr",
+    "BitwiseXor",
 ];
 
 const LOGICAL: &[&str] = &[
-    "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
+    "Equal",
+    "Less",
+    "Greater",
+    "LessOrEqual",
+    "GreaterOrEqual",
+    "And",
+    "Or",
+    "Xor",
 ];
 
 pub fn register(r: &mut Registry) {
@@ -51,7 +122,11 @@ fn unary(c: &Ctx) -> Result<Out, String> {
 }
 
 fn present_shapes<'a>(c: &'a Ctx) -> Vec<&'a [i64]> {
-    c.inputs.iter().flatten().map(|i| i.shape.as_slice()).collect()
+    c.inputs
+        .iter()
+        .flatten()
+        .map(|i| i.shape.as_slice())
+        .collect()
 }
 
 fn arithmetic(c: &Ctx) -> Result<Out, String> {
@@ -63,7 +138,9 @@ fn prelu(c: &Ctx) -> Result<Out, String> {
     let x = c.x(0)?;
     match broadcast(&present_shapes(c)) {
         Ok(s) => Ok(vec![(x.dtype, s)]),
-        Err(_) if c.x(1)?.rank() <= 1 && c.x(1)?.shape.first() == x.shape.get(1) => Ok(vec![x.ty()]),
+        Err(_) if c.x(1)?.rank() <= 1 && c.x(1)?.shape.first() == x.shape.get(1) => {
+            Ok(vec![x.ty()])
+        }
         Err(e) => Err(e),
     }
 }
@@ -81,7 +158,10 @@ fn where_(c: &Ctx) -> Result<Out, String> {
 }
 
 fn cast(c: &Ctx) -> Result<Out, String> {
-    Ok(vec![(c.int("to", FLOAT.into()) as i32, c.x(0)?.shape.clone())])
+    Ok(vec![(
+        c.int("to", FLOAT.into()) as i32,
+        c.x(0)?.shape.clone(),
+    )])
 }
 
 fn cast_like(c: &Ctx) -> Result<Out, String> {
@@ -116,6 +196,9 @@ fn layer_norm(c: &Ctx) -> Result<Out, String> {
     stats[a..].iter_mut().for_each(|d| *d = 1);
     let stash = c.int("stash_type", 1) as i32;
     let mut out = vec![x.ty()];
-    out.extend(std::iter::repeat_n((stash, stats), c.n_out().saturating_sub(1)));
+    out.extend(std::iter::repeat_n(
+        (stash, stats),
+        c.n_out().saturating_sub(1),
+    ));
     Ok(out)
 }

@@ -146,3 +146,147 @@ fn max_unpool(c: &Ctx) -> Result<Out, String> {
     }
     Ok(vec![(x.dtype, shape)])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::onnx::dtype::{FLOAT, INT64};
+    use crate::formats::onnx::proto::{Attribute, Node};
+    use crate::formats::onnx::shape::{Data, Info};
+
+    fn node(op: &str, attributes: Vec<Attribute>, outputs: usize) -> Node {
+        Node {
+            op_type: op.into(),
+            outputs: (0..outputs).map(|i| format!("y{i}")).collect(),
+            attributes,
+            ..Node::default()
+        }
+    }
+
+    fn int(name: &str, i: i64) -> Attribute {
+        Attribute {
+            name: name.into(),
+            i: Some(i),
+            ..Attribute::default()
+        }
+    }
+
+    fn ints(name: &str, v: &[i64]) -> Attribute {
+        Attribute {
+            name: name.into(),
+            ints: v.to_vec(),
+            ..Attribute::default()
+        }
+    }
+
+    fn run(
+        f: fn(&Ctx) -> Result<Out, String>,
+        n: &Node,
+        opset: i64,
+        inputs: &[Option<Info>],
+    ) -> Result<Out, String> {
+        let refs: Vec<Option<&Info>> = inputs.iter().map(Option::as_ref).collect();
+        f(&Ctx {
+            node: n,
+            inputs: &refs,
+            opset,
+        })
+    }
+
+    fn t(shape: &[i64]) -> Option<Info> {
+        Some(Info::new(FLOAT, shape.to_vec()))
+    }
+
+    /// A constant int64 input holding `v`.
+    fn k(shape: &[i64], v: &[i64]) -> Option<Info> {
+        Some(Info {
+            data: Some(Data::Int(v.to_vec())),
+            konst: true,
+            ..Info::new(INT64, shape.to_vec())
+        })
+    }
+
+    fn shapes(out: Out) -> Vec<Vec<i64>> {
+        out.into_iter().map(|(_, s)| s).collect()
+    }
+
+    #[test]
+    fn grids_follow_their_size() {
+        let n = node("GridSample", vec![], 1);
+        let out = shapes(run(grid_sample, &n, 20, &[t(&[2, 3, 8, 8]), t(&[2, 5, 6, 2])]).unwrap());
+        assert_eq!(out[0], vec![2, 3, 5, 6]);
+        assert!(run(grid_sample, &n, 20, &[t(&[2, 3, 8, 8]), t(&[2, 5, 6, 3])]).is_err());
+        assert!(run(grid_sample, &n, 20, &[t(&[2, 3]), t(&[2, 3])]).is_err());
+        let n = node("AffineGrid", vec![], 1);
+        let ins = [t(&[2, 2, 3]), k(&[4], &[2, 3, 4, 5])];
+        assert_eq!(
+            shapes(run(affine_grid, &n, 20, &ins).unwrap())[0],
+            vec![2, 4, 5, 2]
+        );
+        let ins = [t(&[2, 3, 4]), k(&[5], &[2, 3, 4, 5, 6])];
+        assert_eq!(
+            shapes(run(affine_grid, &n, 20, &ins).unwrap())[0],
+            vec![2, 4, 5, 6, 3]
+        );
+        assert!(run(
+            affine_grid,
+            &n,
+            20,
+            &[t(&[2, 2, 3]), k(&[5], &[2, 3, 4, 5, 6])]
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn rois_and_columns() {
+        let n = node(
+            "RoiAlign",
+            vec![int("output_height", 5), int("output_width", 7)],
+            1,
+        );
+        let ins = [t(&[1, 4, 10, 10]), t(&[3, 4]), k(&[3], &[0, 0, 0])];
+        assert_eq!(
+            shapes(run(roi_align, &n, 16, &ins).unwrap())[0],
+            vec![3, 4, 5, 7]
+        );
+        let n = node("MaxRoiPool", vec![ints("pooled_shape", &[2, 2])], 1);
+        let ins = [t(&[1, 4, 10, 10]), t(&[6, 5])];
+        assert_eq!(
+            shapes(run(max_roi_pool, &n, 1, &ins).unwrap())[0],
+            vec![6, 4, 2, 2]
+        );
+        let n = node("Col2Im", vec![], 1);
+        let ins = [t(&[1, 10, 12]), k(&[2], &[5, 5]), k(&[2], &[1, 5])];
+        assert_eq!(
+            shapes(run(col2im, &n, 18, &ins).unwrap())[0],
+            vec![1, 2, 5, 5]
+        );
+        let ins = [t(&[1, 9, 12]), k(&[2], &[5, 5]), k(&[2], &[1, 5])];
+        assert!(run(col2im, &n, 18, &ins).is_err());
+    }
+
+    #[test]
+    fn max_unpool_grows_back_or_takes_the_output_shape() {
+        let n = node(
+            "MaxUnpool",
+            vec![ints("kernel_shape", &[2, 2]), ints("strides", &[2, 2])],
+            1,
+        );
+        let ins = [t(&[1, 1, 2, 2]), k(&[1, 1, 2, 2], &[])];
+        assert_eq!(
+            shapes(run(max_unpool, &n, 11, &ins).unwrap())[0],
+            vec![1, 1, 4, 4]
+        );
+        let ins = [
+            t(&[1, 1, 2, 2]),
+            k(&[1, 1, 2, 2], &[]),
+            k(&[4], &[1, 1, 5, 5]),
+        ];
+        assert_eq!(
+            shapes(run(max_unpool, &n, 11, &ins).unwrap())[0],
+            vec![1, 1, 5, 5]
+        );
+        let ins = [t(&[1, 1, 2, 2]), k(&[1, 1, 2, 2], &[]), t(&[4])];
+        assert!(run(max_unpool, &n, 11, &ins).is_err());
+    }
+}

@@ -69,7 +69,10 @@ fn flatten(c: &Ctx) -> Result<Out, String> {
         return Err(format!("axis {a} is out of range for rank {r}"));
     }
     let a = (if a < 0 { a + r } else { a }) as usize;
-    Ok(vec![(x.dtype, vec![product(&x.shape[..a])?, product(&x.shape[a..])?])])
+    Ok(vec![(
+        x.dtype,
+        vec![product(&x.shape[..a])?, product(&x.shape[a..])?],
+    )])
 }
 
 fn transpose(c: &Ctx) -> Result<Out, String> {
@@ -106,7 +109,11 @@ fn split(c: &Ctx) -> Result<Out, String> {
     let sizes: Vec<i64> = match c.list(1, "split", c.opset >= 13)? {
         Some(s) if !s.is_empty() => s,
         _ => {
-            let parts = if c.opset >= 18 { c.int("num_outputs", n) } else { n };
+            let parts = if c.opset >= 18 {
+                c.int("num_outputs", n)
+            } else {
+                n
+            };
             if parts <= 0 {
                 return Err("no outputs".into());
             }
@@ -117,7 +124,10 @@ fn split(c: &Ctx) -> Result<Out, String> {
     if sizes.iter().sum::<i64>() != dim {
         return Err(format!("split {sizes:?} does not add up to {dim}"));
     }
-    Ok(sizes.iter().map(|&s| (x.dtype, with_dim(&x.shape, a, s))).collect())
+    Ok(sizes
+        .iter()
+        .map(|&s| (x.dtype, with_dim(&x.shape, a, s)))
+        .collect())
 }
 
 fn slice(c: &Ctx) -> Result<Out, String> {
@@ -171,7 +181,10 @@ fn squeeze(c: &Ctx) -> Result<Out, String> {
         }
         None => (0..x.rank()).filter(|&a| x.shape[a] == 1).collect(),
     };
-    let shape = (0..x.rank()).filter(|a| !drop.contains(a)).map(|a| x.shape[a]).collect();
+    let shape = (0..x.rank())
+        .filter(|a| !drop.contains(a))
+        .map(|a| x.shape[a])
+        .collect();
     Ok(vec![(x.dtype, shape)])
 }
 
@@ -182,7 +195,13 @@ fn unsqueeze(c: &Ctx) -> Result<Out, String> {
     let marked = axes(&list, rank)?;
     let mut dims = x.shape.iter();
     let shape = (0..rank)
-        .map(|a| if marked.contains(&a) { 1 } else { dims.next().copied().unwrap_or(1) })
+        .map(|a| {
+            if marked.contains(&a) {
+                1
+            } else {
+                dims.next().copied().unwrap_or(1)
+            }
+        })
         .collect();
     Ok(vec![(x.dtype, shape)])
 }
@@ -199,7 +218,12 @@ fn tile(c: &Ctx) -> Result<Out, String> {
     if reps.len() != x.rank() {
         return Err(format!("{} repeats for rank {}", reps.len(), x.rank()));
     }
-    let shape = x.shape.iter().zip(&reps).map(|(&d, &r)| mul(d, r)).collect::<Result<_, _>>()?;
+    let shape = x
+        .shape
+        .iter()
+        .zip(&reps)
+        .map(|(&d, &r)| mul(d, r))
+        .collect::<Result<_, _>>()?;
     Ok(vec![(x.dtype, shape)])
 }
 
@@ -237,7 +261,11 @@ fn constant_of_shape(c: &Ctx) -> Result<Out, String> {
 
 fn range(c: &Ctx) -> Result<Out, String> {
     let dtype = c.x(0)?.dtype;
-    let (s, l, d) = (c.floats(0, "start")?, c.floats(1, "limit")?, c.floats(2, "delta")?);
+    let (s, l, d) = (
+        c.floats(0, "start")?,
+        c.floats(1, "limit")?,
+        c.floats(2, "delta")?,
+    );
     let (s, l, d) = (
         *s.first().ok_or("an empty start")?,
         *l.first().ok_or("an empty limit")?,

@@ -137,6 +137,18 @@ pub fn lookup(domain: &str, op: &str) -> Option<Handler> {
         .copied()
 }
 
+/// Ends the reason of a handler that needs an input's value: `(input N)` before
+/// it names the input (see [`unknown_input`]).
+const UNKNOWN: &str =
+    " is not known before running the model; it must be a constant or computed from shapes";
+
+/// The input whose unknown value a handler's reason names, if it names one.
+pub fn unknown_input(why: &str) -> Option<usize> {
+    let head = why.strip_suffix(UNKNOWN)?;
+    let (_, n) = head.rsplit_once("(input ")?;
+    n.strip_suffix(')')?.parse().ok()
+}
+
 /// Reasons that start with this are data-dependent sizes (the importer suggests
 /// `--value-shape`).
 pub const DATA_DEPENDENT: &str = "data-dependent";
@@ -195,7 +207,7 @@ impl<'a> Ctx<'a> {
 
     fn unknown(&self, i: usize, what: &str) -> String {
         let name = self.node.inputs.get(i).map_or("", String::as_str);
-        format!("the value of its `{what}` input `{name}` (input {i}) is not known before running the model; it must be a constant or computed from shapes")
+        format!("the value of its `{what}` input `{name}` (input {i}){UNKNOWN}")
     }
 
     pub fn int(&self, name: &str, default: i64) -> i64 {

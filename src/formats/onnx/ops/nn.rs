@@ -8,7 +8,11 @@ pub fn register(r: &mut Registry) {
     r.add(ONNX, &["Conv", "ConvInteger", "DeformConv"], conv);
     r.add(ONNX, &["ConvTranspose"], conv_transpose);
     r.add(ONNX, &["MaxPool", "AveragePool", "LpPool"], pooling);
-    r.add(ONNX, &["GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"], global_pool);
+    r.add(
+        ONNX,
+        &["GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"],
+        global_pool,
+    );
     r.add(ONNX, &["Gemm"], gemm);
     r.add(ONNX, &["MatMul"], matmul);
     r.add(ONNX, &["Resize", "Upsample"], resize);
@@ -29,7 +33,9 @@ pub fn window(
             "kernel {k}, stride {stride} and dilation {dil} must be positive"
         ));
     }
-    let eff = mul(k - 1, dil)?.checked_add(1).ok_or("a dimension overflows")?;
+    let eff = mul(k - 1, dil)?
+        .checked_add(1)
+        .ok_or("a dimension overflows")?;
     let div = |num: i64| {
         if ceil {
             num.div_euclid(stride) + i64::from(num.rem_euclid(stride) != 0)
@@ -53,7 +59,9 @@ pub fn window(
         }
     };
     if out < 0 {
-        return Err(format!("the window of {eff} does not fit the input of {input}"));
+        return Err(format!(
+            "the window of {eff} does not fit the input of {input}"
+        ));
     }
     Ok(out)
 }
@@ -63,7 +71,10 @@ pub fn pool_shape(c: &Ctx, x: &[i64], kernel: Option<&[i64]>) -> Result<Vec<i64>
     let kernel = kernel.or(c.ints("kernel_shape")).ok_or("no kernel_shape")?;
     let k = kernel.len();
     if x.len() != k + 2 {
-        return Err(format!("a kernel of rank {k} over an input of rank {}", x.len()));
+        return Err(format!(
+            "a kernel of rank {k} over an input of rank {}",
+            x.len()
+        ));
     }
     let ones = vec![1i64; k];
     let zeros = vec![0i64; 2 * k];
@@ -102,13 +113,20 @@ pub fn conv_shape(c: &Ctx, x: &[i64], w: &[i64]) -> Result<Vec<i64>, String> {
 
 fn conv(c: &Ctx) -> Result<Out, String> {
     let x = c.x(0)?;
-    let dtype = if c.node.op_type == "ConvInteger" { 6 } else { x.dtype };
+    let dtype = if c.node.op_type == "ConvInteger" {
+        6
+    } else {
+        x.dtype
+    };
     Ok(vec![(dtype, conv_shape(c, &x.shape, &c.x(1)?.shape)?)])
 }
 
 fn conv_transpose(c: &Ctx) -> Result<Out, String> {
     let (x, w) = (c.x(0)?, c.x(1)?);
-    let k = x.rank().checked_sub(2).ok_or("the input has rank below 2")?;
+    let k = x
+        .rank()
+        .checked_sub(2)
+        .ok_or("the input has rank below 2")?;
     if w.rank() != k + 2 {
         return Err("the weight's rank does not match the input's".into());
     }
@@ -124,8 +142,15 @@ fn conv_transpose(c: &Ctx) -> Result<Out, String> {
     let dilations = c.ints("dilations").unwrap_or(&ones);
     let pads = c.ints("pads").unwrap_or(&zeros);
     let extra = c.ints("output_padding").unwrap_or(&zeros[..k]);
-    if kernel.len() != k || strides.len() != k || dilations.len() != k || pads.len() != 2 * k || extra.len() != k {
-        return Err("kernel, strides, dilations, pads or output_padding do not match the input".into());
+    if kernel.len() != k
+        || strides.len() != k
+        || dilations.len() != k
+        || pads.len() != 2 * k
+        || extra.len() != k
+    {
+        return Err(
+            "kernel, strides, dilations, pads or output_padding do not match the input".into(),
+        );
     }
     let auto = c.string("auto_pad").unwrap_or_default();
     for i in 0..k {
@@ -177,8 +202,16 @@ pub fn matmul_shape(a: &[i64], b: &[i64]) -> Result<Vec<i64>, String> {
     if a.is_empty() || b.is_empty() {
         return Err("MatMul of a scalar".into());
     }
-    let a2 = if a.len() == 1 { vec![1, a[0]] } else { a.to_vec() };
-    let b2 = if b.len() == 1 { vec![b[0], 1] } else { b.to_vec() };
+    let a2 = if a.len() == 1 {
+        vec![1, a[0]]
+    } else {
+        a.to_vec()
+    };
+    let b2 = if b.len() == 1 {
+        vec![b[0], 1]
+    } else {
+        b.to_vec()
+    };
     let (ra, rb) = (a2.len(), b2.len());
     if a2[ra - 1] != b2[rb - 2] {
         return Err(format!("MatMul of {a:?} by {b:?}"));
@@ -203,7 +236,11 @@ fn resize(c: &Ctx) -> Result<Out, String> {
     let x = c.x(0)?;
     let rank = x.rank();
     let upsample = c.node.op_type == "Upsample";
-    let (scales_at, sizes_at) = if upsample || c.opset < 11 { (1, None) } else { (2, Some(3)) };
+    let (scales_at, sizes_at) = if upsample || c.opset < 11 {
+        (1, None)
+    } else {
+        (2, Some(3))
+    };
     let which = match c.ints("axes") {
         Some(a) => axes(a, rank)?,
         None => (0..rank).collect(),
@@ -219,7 +256,10 @@ fn resize(c: &Ctx) -> Result<Out, String> {
         }
         let policy = c.string("keep_aspect_ratio_policy").unwrap_or_default();
         if policy == "not_larger" || policy == "not_smaller" {
-            let ratios = which.iter().zip(&sizes).map(|(&a, &s)| s as f64 / x.shape[a] as f64);
+            let ratios = which
+                .iter()
+                .zip(&sizes)
+                .map(|(&a, &s)| s as f64 / x.shape[a] as f64);
             let scale = if policy == "not_larger" {
                 ratios.fold(f64::INFINITY, f64::min)
             } else {
@@ -236,7 +276,8 @@ fn resize(c: &Ctx) -> Result<Out, String> {
         return Ok(vec![(x.dtype, shape)]);
     }
     let scales = if upsample && c.opset < 9 {
-        c.attr("scales").map(|a| a.floats.iter().map(|&f| f64::from(f)).collect())
+        c.attr("scales")
+            .map(|a| a.floats.iter().map(|&f| f64::from(f)).collect())
     } else {
         match c.opt(scales_at) {
             Some(s) if !s.shape.contains(&0) => Some(c.floats(scales_at, "scales")?),
@@ -248,7 +289,11 @@ fn resize(c: &Ctx) -> Result<Out, String> {
         return Err(format!("{} scales for {} axes", scales.len(), which.len()));
     }
     let crop = c.string("coordinate_transformation_mode").as_deref() == Some("tf_crop_and_resize");
-    let roi = if crop { c.opt(1).map(|_| c.floats(1, "roi")).transpose()? } else { None };
+    let roi = if crop {
+        c.opt(1).map(|_| c.floats(1, "roi")).transpose()?
+    } else {
+        None
+    };
     for (i, (&a, &s)) in which.iter().zip(&scales).enumerate() {
         let extent = match &roi {
             Some(r) if r.len() == 2 * which.len() => r[i + which.len()] - r[i],

@@ -346,7 +346,57 @@ fn mel_weight_matrix(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::einsum_shape;
+    use super::*;
+    use crate::formats::onnx::proto::{Attribute, Node};
+    use crate::formats::onnx::shape::{Data, Info};
+
+    fn node(op: &str, attributes: Vec<Attribute>, outputs: usize) -> Node {
+        Node {
+            op_type: op.into(),
+            outputs: (0..outputs).map(|i| format!("y{i}")).collect(),
+            attributes,
+            ..Node::default()
+        }
+    }
+
+    fn int(name: &str, i: i64) -> Attribute {
+        Attribute {
+            name: name.into(),
+            i: Some(i),
+            ..Attribute::default()
+        }
+    }
+
+    fn run(
+        f: fn(&Ctx) -> Result<Out, String>,
+        n: &Node,
+        opset: i64,
+        inputs: &[Option<Info>],
+    ) -> Result<Out, String> {
+        let refs: Vec<Option<&Info>> = inputs.iter().map(Option::as_ref).collect();
+        f(&Ctx {
+            node: n,
+            inputs: &refs,
+            opset,
+        })
+    }
+
+    fn t(shape: &[i64]) -> Option<Info> {
+        Some(Info::new(FLOAT, shape.to_vec()))
+    }
+
+    /// A constant int64 input holding `v`.
+    fn k(shape: &[i64], v: &[i64]) -> Option<Info> {
+        Some(Info {
+            data: Some(Data::Int(v.to_vec())),
+            konst: true,
+            ..Info::new(INT64, shape.to_vec())
+        })
+    }
+
+    fn shapes(out: Out) -> Vec<Vec<i64>> {
+        out.into_iter().map(|(_, s)| s).collect()
+    }
 
     #[test]
     fn einsum_follows_numpy() {
@@ -374,5 +424,111 @@ mod tests {
         assert!(e("......", &[&[2, 3]]).is_err());
         assert!(e("ij,jk", &[&[2, 3]]).is_err());
         assert!(e("ii->ii", &[&[2, 2]]).is_err());
+    }
+
+    #[test]
+    fn top_k_reads_k_by_opset() {
+        let n = node("TopK", vec![int("k", 2)], 2);
+        let out = run(top_k, &n, 1, &[t(&[3, 4])]).unwrap();
+        assert_eq!(out, vec![(FLOAT, vec![3, 2]), (INT64, vec![3, 2])]);
+        let n = node("TopK", vec![int("axis", 0)], 2);
+        assert_eq!(
+            shapes(run(top_k, &n, 11, &[t(&[3, 4]), k(&[1], &[3])]).unwrap())[0],
+            vec![3, 4]
+        );
+        let err = run(top_k, &n, 11, &[t(&[3, 4]), t(&[1])]).unwrap_err();
+        assert!(err.starts_with(DATA_DEPENDENT), "{err}");
+        assert!(run(top_k, &n, 11, &[t(&[3, 4]), k(&[1], &[5])]).is_err());
+    }
+
+    #[test]
+    fn losses_reduce_to_a_scalar_unless_none() {
+        let none = Attribute {
+            name: "reduction".into(),
+            s: b"none".to_vec(),
+            ..Attribute::default()
+        };
+        let target = || k(&[2, 4, 5], &[]);
+        let n = node("NegativeLogLikelihoodLoss", vec![none], 1);
+        assert_eq!(
+            shapes(run(loss, &n, 13, &[t(&[2, 3, 4, 5]), target()]).unwrap()),
+            vec![vec![2, 4, 5]]
+        );
+        let n = node("SoftmaxCrossEntropyLoss", vec![], 2);
+        let out = shapes(run(loss, &n, 13, &[t(&[2, 3, 4, 5]), target()]).unwrap());
+        assert_eq!(out, vec![vec![], vec![2, 3, 4, 5]]);
+        assert!(run(loss, &n, 13, &[t(&[2, 3, 4, 5]), k(&[2, 4], &[])]).is_err());
+        assert!(run(loss, &n, 13, &[t(&[2]), k(&[2], &[])]).is_err());
+    }
+
+    #[test]
+    fn dft_follows_onesided_inverse_and_axis() {
+        // opset 17: axis attribute (1 by default), real input, one-sided
+        let n = node("DFT", vec![int("onesided", 1)], 1);
+        assert_eq!(
+            shapes(run(dft, &n, 17, &[t(&[1, 10, 1])]).unwrap())[0],
+            vec![1, 6, 2]
+        );
+        let ins = [t(&[1, 10, 1]), k(&[], &[8])];
+        assert_eq!(shapes(run(dft, &n, 17, &ins).unwrap())[0], vec![1, 5, 2]);
+        // opset 20: axis as input 2, -2 by default
+        let n = node("DFT", vec![int("inverse", 1)], 1);
+        let ins = [t(&[2, 4, 6, 2]), None, k(&[], &[1])];
+        assert_eq!(shapes(run(dft, &n, 20, &ins).unwrap())[0], vec![2, 4, 6, 2]);
+        let ins = [t(&[2, 4, 6, 2]), k(&[], &[9]), k(&[], &[1])];
+        assert_eq!(shapes(run(dft, &n, 20, &ins).unwrap())[0], vec![2, 9, 6, 2]);
+        let n = node("DFT", vec![int("inverse", 1), int("onesided", 1)], 1);
+        assert_eq!(
+            shapes(run(dft, &n, 20, &[t(&[1, 6, 2])]).unwrap())[0],
+            vec![1, 10, 1]
+        );
+        // an unknown axis is harmless unless the signal axis changes length
+        let n = node("DFT", vec![], 1);
+        let ins = [t(&[3, 5, 1]), None, t(&[])];
+        assert_eq!(shapes(run(dft, &n, 20, &ins).unwrap())[0], vec![3, 5, 2]);
+        let ins = [t(&[3, 5, 1]), k(&[], &[4]), t(&[])];
+        assert!(run(dft, &n, 20, &ins).is_err());
+        assert!(run(dft, &n, 20, &[t(&[3, 5, 1]), None, k(&[], &[-1])]).is_err());
+        assert!(run(dft, &n, 20, &[t(&[5])]).is_err());
+    }
+
+    #[test]
+    fn stft_and_windows() {
+        let n = node("STFT", vec![], 1);
+        let ins = [t(&[1, 128, 1]), k(&[], &[8]), t(&[16])];
+        assert_eq!(
+            shapes(run(stft, &n, 17, &ins).unwrap())[0],
+            vec![1, 15, 9, 2]
+        );
+        let n = node("STFT", vec![int("onesided", 0)], 1);
+        let ins = [t(&[2, 128, 2]), k(&[], &[8]), None, k(&[], &[16])];
+        assert_eq!(
+            shapes(run(stft, &n, 17, &ins).unwrap())[0],
+            vec![2, 15, 16, 2]
+        );
+        let ins = [t(&[1, 128, 1]), k(&[], &[8]), t(&[15]), k(&[], &[16])];
+        assert!(run(stft, &n, 17, &ins).is_err());
+        let n = node("HannWindow", vec![int("output_datatype", 11)], 1);
+        assert_eq!(
+            run(window, &n, 17, &[k(&[], &[10])]).unwrap(),
+            vec![(11, vec![10])]
+        );
+        let n = node("MelWeightMatrix", vec![], 1);
+        let ins = [k(&[], &[8]), k(&[], &[16]), k(&[], &[8192]), t(&[]), t(&[])];
+        assert_eq!(
+            run(mel_weight_matrix, &n, 17, &ins).unwrap(),
+            vec![(FLOAT, vec![9, 8])]
+        );
+    }
+
+    #[test]
+    fn det_drops_the_matrix_axes() {
+        let n = node("Det", vec![], 1);
+        assert_eq!(
+            shapes(run(det, &n, 11, &[t(&[2, 3, 3])]).unwrap())[0],
+            vec![2]
+        );
+        assert!(run(det, &n, 11, &[t(&[2, 3])]).is_err());
+        assert!(run(det, &n, 11, &[t(&[3])]).is_err());
     }
 }

@@ -38,13 +38,19 @@ fn position(c: &Ctx, i: usize, n: usize, end_ok: bool) -> Result<Option<usize>, 
 }
 
 fn empty(c: &Ctx) -> Result<Vec<Info>, String> {
-    Ok(vec![Info::sequence(c.int("dtype", FLOAT.into()) as i32, vec![])])
+    Ok(vec![Info::sequence(
+        c.int("dtype", FLOAT.into()) as i32,
+        vec![],
+    )])
 }
 
 fn construct(c: &Ctx) -> Result<Vec<Info>, String> {
     let parts: Vec<&Info> = c.inputs.iter().flatten().copied().collect();
     let dtype = parts.first().map_or(FLOAT, |p| p.dtype);
-    Ok(vec![Info::sequence(dtype, parts.iter().map(|p| p.shape.clone()).collect())])
+    Ok(vec![Info::sequence(
+        dtype,
+        parts.iter().map(|p| p.shape.clone()).collect(),
+    )])
 }
 
 fn insert(c: &Ctx) -> Result<Vec<Info>, String> {
