@@ -2,7 +2,6 @@
 //! several runs) and the most heap it holds at once, with what it found.
 
 use super::{read_file, Common, Token};
-use lexopt::prelude::*;
 use memplan::formats;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::PathBuf;

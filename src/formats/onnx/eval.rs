@@ -20,7 +20,7 @@ pub fn eval(node: &Node, inputs: &[Option<&Info>], outs: &Out) -> Vec<Option<Dat
     let count = shape
         .iter()
         .try_fold(1usize, |p, &d| p.checked_mul(usize::try_from(d).ok()?));
-    if !count.is_some_and(|n| n <= MAX_ELEMENTS) {
+    if count.is_none_or(|n| n > MAX_ELEMENTS) {
         return result;
     }
     if !(dtype::is_integer(*dtype) || dtype::is_float(*dtype)) {

@@ -282,7 +282,7 @@ fn optimizer(c: &Ctx) -> Result<Out, String> {
     let groups = if c.node.op_type == "Adam" { 4 } else { 3 };
     let tensors = c.inputs.len().saturating_sub(2);
     let n = tensors / groups;
-    if n == 0 || tensors % groups != 0 || c.n_out() > n * (groups - 1) {
+    if n == 0 || !tensors.is_multiple_of(groups) || c.n_out() > n * (groups - 1) {
         return Err(format!(
             "{} inputs and {} outputs",
             c.inputs.len(),
@@ -448,7 +448,7 @@ mod tests {
         let x = Some(Info::new(STRING, vec![5]));
         let n = node("LabelEncoder", vec![], 1);
         assert_eq!(
-            run(label_encoder, &n, 1, &[x.clone()]).unwrap(),
+            run(label_encoder, &n, 1, std::slice::from_ref(&x)).unwrap(),
             vec![(INT64, vec![5])]
         );
         let n = node(
@@ -457,7 +457,7 @@ mod tests {
             1,
         );
         assert_eq!(
-            run(label_encoder, &n, 2, &[x.clone()]).unwrap(),
+            run(label_encoder, &n, 2, std::slice::from_ref(&x)).unwrap(),
             vec![(INT64, vec![5])]
         );
         assert!(run(label_encoder, &node("LabelEncoder", vec![], 1), 2, &[x]).is_err());
@@ -503,7 +503,7 @@ mod tests {
         let x = Some(Info::new(STRING, vec![1, 4]));
         let n = node("StringNormalizer", vec![], 1);
         assert_eq!(
-            run(string_normalizer, &n, 10, &[x.clone()]).unwrap(),
+            run(string_normalizer, &n, 10, std::slice::from_ref(&x)).unwrap(),
             vec![(STRING, vec![1, 4])]
         );
         let n = node("StringNormalizer", vec![strings("stopwords", 1)], 1);
