@@ -101,6 +101,9 @@ pub fn register(r: &mut Registry) {
     r.add(ONNX, BROADCAST, arithmetic);
     r.add(ONNX, LOGICAL, logical);
     r.add(ONNX, &["PRelu"], prelu);
+    r.add(ONNX, &["RandomNormal", "RandomUniform"], random);
+    r.add(ONNX, &["Multinomial"], multinomial);
+    r.add(ONNX, &["BitCast"], bit_cast);
     r.add(ONNX, &["Not", "IsNaN", "IsInf"], predicate);
     r.add(ONNX, &["Where"], where_);
     r.add(ONNX, &["Cast"], cast);
@@ -131,6 +134,52 @@ fn present_shapes<'a>(c: &'a Ctx) -> Vec<&'a [i64]> {
 
 fn arithmetic(c: &Ctx) -> Result<Out, String> {
     Ok(vec![(c.x(0)?.dtype, broadcast(&present_shapes(c))?)])
+}
+
+/// `RandomNormal`, `RandomUniform`: the `shape` and `dtype` attributes.
+fn random(c: &Ctx) -> Result<Out, String> {
+    let shape = c.ints("shape").ok_or("no shape attribute")?;
+    Ok(vec![(c.int("dtype", FLOAT.into()) as i32, shape.to_vec())])
+}
+
+/// `[batch, sample_size]` class indices.
+fn multinomial(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    let batch = *x.shape.first().ok_or("an input of rank 0")?;
+    Ok(vec![(
+        c.int("dtype", 6) as i32,
+        vec![batch, c.int("sample_size", 1)],
+    )])
+}
+
+/// The same bits as another element type: the last axis grows or shrinks by the
+/// ratio of the element sizes.
+fn bit_cast(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    let to = c.int("to", 0) as i32;
+    let (from_bits, to_bits) = (
+        crate::formats::onnx::dtype::bits(x.dtype).ok_or("an unknown input type")?,
+        crate::formats::onnx::dtype::bits(to).ok_or("an unknown `to` type")?,
+    );
+    if from_bits == to_bits {
+        return Ok(vec![(to, x.shape.clone())]);
+    }
+    if from_bits == 0 || to_bits == 0 {
+        return Err("a cast of strings".into());
+    }
+    let mut shape = x.shape.clone();
+    if from_bits > to_bits {
+        shape.push((from_bits / to_bits) as i64);
+    } else {
+        let last = shape.pop().ok_or("a scalar to a wider type")?;
+        if last != (to_bits / from_bits) as i64 {
+            return Err(format!(
+                "a last axis of {last} to a type {} times wider",
+                to_bits / from_bits
+            ));
+        }
+    }
+    Ok(vec![(to, shape)])
 }
 
 /// The slope broadcasts to `x` (before opset 7 it may also be one per channel).

@@ -33,6 +33,9 @@ pub fn register(r: &mut Registry) {
         tree_regressor,
     );
     r.add(ML, &["TreeEnsembleClassifier"], tree_classifier);
+    r.add(ML, &["LinearClassifier", "SVMClassifier"], tree_classifier);
+    r.add(ML, &["LinearRegressor", "SVMRegressor"], linear_regressor);
+    r.add(ML, &["CategoryMapper"], category_mapper);
     r.add(TRAINING, &["Adagrad", "Momentum", "Adam"], optimizer);
     r.add(TRAINING, &["Gradient"], gradient);
 }
@@ -273,6 +276,19 @@ fn tree_classifier(c: &Ctx) -> Result<Out, String> {
         (INT64, ints.len())
     };
     Ok(vec![(dtype, vec![n]), (FLOAT, vec![n, classes as i64])])
+}
+
+/// `[N, targets]` floats.
+fn linear_regressor(c: &Ctx) -> Result<Out, String> {
+    let n = batch(c.x(0)?)?;
+    Ok(vec![(FLOAT, vec![n, c.int("targets", 1)])])
+}
+
+/// Strings to int64s and back, in the input's shape.
+fn category_mapper(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    let dtype = if x.dtype == STRING { INT64 } else { STRING };
+    Ok(vec![(dtype, x.shape.clone())])
 }
 
 /// `Adagrad`, `Momentum`, `Adam`: inputs `R, T`, then groups of `n` tensors

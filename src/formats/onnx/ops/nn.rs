@@ -2,7 +2,7 @@
 
 use super::{Ctx, Registry, ONNX};
 use crate::formats::onnx::dtype::INT64;
-use crate::formats::onnx::shape::{axes, broadcast, mul, Out};
+use crate::formats::onnx::shape::{add, axes, broadcast, mul, Out};
 
 pub fn register(r: &mut Registry) {
     r.add(ONNX, &["Conv", "ConvInteger", "DeformConv"], conv);
@@ -16,6 +16,7 @@ pub fn register(r: &mut Registry) {
     r.add(ONNX, &["Gemm"], gemm);
     r.add(ONNX, &["MatMul"], matmul);
     r.add(ONNX, &["Resize", "Upsample"], resize);
+    r.add(ONNX, &["Attention"], attention);
 }
 
 /// One spatial output size of a convolution or pooling window.
@@ -229,6 +230,49 @@ pub fn matmul_shape(a: &[i64], b: &[i64]) -> Result<Vec<i64>, String> {
 fn matmul(c: &Ctx) -> Result<Out, String> {
     let a = c.x(0)?;
     Ok(vec![(a.dtype, matmul_shape(&a.shape, &c.x(1)?.shape)?)])
+}
+
+/// ONNX's `Attention` (opset 23): `Q`, `K`, `V` as `[B, heads, seq, size]` or as
+/// `[B, seq, hidden]` with `q_num_heads`/`kv_num_heads`; outputs `Y`, the present
+/// key and value (past and new tokens), and the `Q·K` scores.
+fn attention(c: &Ctx) -> Result<Out, String> {
+    let (q, k, v) = (c.x(0)?, c.x(1)?, c.x(2)?);
+    let four = q.rank() == 4;
+    let (b, q_heads, q_seq) = if four {
+        (q.shape[0], q.shape[1], q.shape[2])
+    } else if q.rank() == 3 {
+        (q.shape[0], c.int("q_num_heads", 0), q.shape[1])
+    } else {
+        return Err(format!("Q of rank {}", q.rank()));
+    };
+    let kv_heads = if four {
+        k.shape.get(1).copied().ok_or("K of rank below 2")?
+    } else {
+        c.int("kv_num_heads", 0)
+    };
+    if q_heads <= 0 || kv_heads <= 0 || k.rank() != q.rank() || v.rank() != q.rank() {
+        return Err("Q, K and V of different ranks, or no head counts".into());
+    }
+    let seq_axis = if four { 2 } else { 1 };
+    let kv_seq = k.shape[seq_axis];
+    let (k_size, v_size) = if four {
+        (k.shape[3], v.shape[3])
+    } else {
+        (k.shape[2] / kv_heads, v.shape[2] / kv_heads)
+    };
+    let past = c.opt(4).and_then(|p| p.shape.get(2).copied()).unwrap_or(0);
+    let total = add(past, kv_seq)?;
+    let y = if four {
+        vec![b, q_heads, q_seq, v_size]
+    } else {
+        vec![b, q_seq, mul(q_heads, v_size)?]
+    };
+    Ok(vec![
+        (q.dtype, y),
+        (k.dtype, vec![b, kv_heads, total, k_size]),
+        (v.dtype, vec![b, kv_heads, total, v_size]),
+        (q.dtype, vec![b, q_heads, q_seq, total]),
+    ])
 }
 
 /// `Resize` (sizes or scales, `axes`, `keep_aspect_ratio_policy`) and `Upsample`.
