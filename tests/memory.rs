@@ -81,3 +81,179 @@ fn many_small_tensors() {
     eprintln!("{ratio:.1} bytes of heap per byte of input");
     assert!(ratio < 12.0, "{ratio:.1} bytes of heap per byte of input");
 }
+
+mod common;
+
+use common::pb;
+use memplan::formats::source::Source;
+use std::io::{Seek, SeekFrom, Write};
+
+/// A file read by ranges, as the CLI reads models.
+struct FileSource(std::fs::File, u64);
+
+impl Source for FileSource {
+    fn size(&self) -> u64 {
+        self.1
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), memplan::Error> {
+        use std::os::unix::fs::FileExt;
+        self.0
+            .read_exact_at(buf, offset)
+            .map_err(|e| memplan::Error::usage(e.to_string()))
+    }
+}
+
+/// Bytes, or a run of zeros left as a hole in the file.
+enum Part {
+    Bytes(Vec<u8>),
+    Hole(u64),
+}
+
+fn parts_len(parts: &[Part]) -> u64 {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Bytes(b) => b.len() as u64,
+            Part::Hole(n) => *n,
+        })
+        .sum()
+}
+
+fn varint(v: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    pb::varint(v, &mut out);
+    out
+}
+
+/// A float initializer `name` of `[n, n]` whose `raw_data` is a hole.
+fn weight(name: &str, n: i64) -> Vec<Part> {
+    let head = [
+        pb::int(1, n),
+        pb::int(1, n),
+        pb::int(2, 1),
+        pb::bytes(8, name.as_bytes()),
+    ]
+    .concat();
+    let raw = (n * n * 4) as u64;
+    let body = vec![
+        Part::Bytes([head, varint((9 << 3) | 2), varint(raw)].concat()),
+        Part::Hole(raw),
+    ];
+    let len = parts_len(&body);
+    let mut out = vec![Part::Bytes([varint((5 << 3) | 2), varint(len)].concat())];
+    out.extend(body);
+    out
+}
+
+/// Writes a model of `layers` MatMul + Relu layers over `[n, n]` float weights
+/// (4 n² bytes each, stored as holes, so the file takes little disk); `None`
+/// when the file cannot be written.
+fn big_model(path: &std::path::Path, layers: usize, n: i64) -> Option<u64> {
+    let mut graph: Vec<Part> = Vec::new();
+    let mut prev = "x".to_string();
+    for k in 0..layers {
+        let (w, m, r) = (format!("w{k}"), format!("m{k}"), format!("r{k}"));
+        let out = if k + 1 == layers {
+            "z".to_string()
+        } else {
+            r.clone()
+        };
+        graph.push(Part::Bytes(pb::bytes(
+            1,
+            &pb::node(&format!("mm{k}"), "MatMul", &[&prev, &w], &[&m]),
+        )));
+        graph.push(Part::Bytes(pb::bytes(
+            1,
+            &pb::node(&format!("relu{k}"), "Relu", &[&m], &[&out]),
+        )));
+        graph.extend(weight(&w, n));
+        prev = out;
+    }
+    graph.push(Part::Bytes(pb::bytes(11, &pb::value("x", &[8, n]))));
+    graph.push(Part::Bytes(pb::bytes(12, &pb::value("z", &[8, n]))));
+    let opset = [pb::bytes(1, b""), pb::int(2, 13)].concat();
+    let head = [
+        pb::int(1, 8),
+        pb::bytes(8, &opset),
+        varint((7 << 3) | 2),
+        varint(parts_len(&graph)),
+    ]
+    .concat();
+    let mut f = std::fs::File::create(path).ok()?;
+    f.write_all(&head).ok()?;
+    for p in &graph {
+        match p {
+            Part::Bytes(b) => f.write_all(b).ok()?,
+            Part::Hole(n) => {
+                f.seek(SeekFrom::Current(*n as i64)).ok()?;
+            }
+        }
+    }
+    let len = head.len() as u64 + parts_len(&graph);
+    f.set_len(len).ok()?;
+    Some(len)
+}
+
+/// A model of more than 3 GB imports with its weights left unread: the reader's
+/// peak heap stays under 64 MiB.
+#[test]
+fn a_three_gigabyte_model_imports_without_its_weights() {
+    let _one = ONE.lock().unwrap();
+    let path = std::env::temp_dir().join(format!("memplan-big-{}.onnx", std::process::id()));
+    let Some(len) = big_model(&path, 3, 16_384 + 512) else {
+        eprintln!(
+            "SKIPPED: cannot write a 3 GB sparse file in {}",
+            std::env::temp_dir().display()
+        );
+        return;
+    };
+    assert!(len > 3 << 30, "{len} bytes");
+    let file = std::fs::File::open(&path).unwrap();
+    let src = FileSource(file, len);
+    let (peak, g) =
+        peak_of(|| memplan::formats::read_source(&src, None, "big", &Default::default()));
+    std::fs::remove_file(&path).ok();
+    let g = g.unwrap();
+    assert_eq!(g.ops.len(), 6);
+    let m0 = g.tensors.iter().find(|t| t.name == "m0").unwrap();
+    assert_eq!(m0.size, 8 * (16_384 + 512) * 4);
+    eprintln!("{len} bytes of model, {peak} bytes of peak heap");
+    assert!(peak < 64 << 20, "peak heap {peak} bytes");
+}
+
+/// A model whose weights are in an external data file that is not there: the file
+/// is never opened, the graph imports.
+#[test]
+fn external_data_is_never_opened() {
+    let _one = ONE.lock().unwrap();
+    let entry = |k: &str, v: &str| {
+        pb::bytes(
+            13,
+            &[pb::bytes(1, k.as_bytes()), pb::bytes(2, v.as_bytes())].concat(),
+        )
+    };
+    let w = [
+        pb::int(1, 1024),
+        pb::int(1, 1024),
+        pb::int(2, 1),
+        pb::bytes(8, b"w"),
+        entry("location", "absent.onnx.data"),
+        entry("offset", "0"),
+        entry("length", "4194304"),
+        pb::int(14, 1),
+    ]
+    .concat();
+    let nodes = [
+        pb::node("mm", "MatMul", &["x", "w"], &["m"]),
+        pb::node("relu", "Relu", &["m"], &["z"]),
+    ];
+    let data = pb::model_with(&[2, 1024], &[w], &nodes);
+    let (peak, g) = peak_of(|| memplan::formats::read(&data, None, "ext"));
+    let g = g.unwrap();
+    assert_eq!(
+        g.tensors.iter().find(|t| t.name == "m").unwrap().size,
+        2 * 1024 * 4
+    );
+    assert!(peak < 1 << 20, "peak heap {peak} bytes");
+}

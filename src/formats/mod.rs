@@ -22,12 +22,14 @@ pub mod packed;
 mod protobuf;
 mod size;
 mod sniff;
+pub mod source;
 mod tflite;
 
 pub use size::{format_size, parse_size};
 
 use crate::error::Error;
 use crate::graph::Graph;
+use source::Source;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -149,12 +151,22 @@ pub fn onnx_shapes(
     opts: &ReadOptions,
 ) -> Result<(Graph, Vec<ValueShape>), Error> {
     check_size(data)?;
+    onnx_shapes_source(&data, name, opts)
+}
+
+/// [`onnx_shapes`] on an input read by ranges: a model of any size, read without
+/// its weights.
+pub fn onnx_shapes_source(
+    src: &dyn Source,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Graph, Vec<ValueShape>), Error> {
     let o = onnx::Options {
         input_shapes: &opts.input_shapes,
         value_shapes: &opts.value_shapes,
         no_declared: opts.no_declared,
     };
-    let imported = onnx::import(data, name, &o)?;
+    let imported = onnx::import(src, name, &o)?;
     Ok((imported.graph, imported.values))
 }
 
@@ -205,6 +217,46 @@ pub fn read_with(
         Format::Tflite => tflite::read(data, name),
         Format::Onnx => onnx_shapes(data, name, opts).map(|(g, _)| g),
     }
+}
+
+/// Reads a graph from an input read by ranges: an ONNX model of any size is read
+/// without its weights; other formats are read whole, within [`MAX_INPUT_BYTES`].
+pub fn read_source(
+    src: &dyn Source,
+    format: Option<Format>,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<Graph, Error> {
+    let format = match format {
+        Some(f) => f,
+        None => {
+            let mut head = vec![0; src.size().min(4096) as usize];
+            src.read_at(0, &mut head)?;
+            if !tflite::is_tflite(&head) && onnx::is_onnx_source(src) {
+                Format::Onnx
+            } else {
+                Format::detect(&whole(src)?)?
+            }
+        }
+    };
+    match format {
+        Format::Onnx => onnx_shapes_source(src, name, opts).map(|(g, _)| g),
+        other => read_with(&whole(src)?, Some(other), name, opts),
+    }
+}
+
+/// All of `src`, within [`MAX_INPUT_BYTES`].
+fn whole(src: &dyn Source) -> Result<Vec<u8>, Error> {
+    if src.size() > MAX_INPUT_BYTES as u64 {
+        return Err(Error::limit(
+            "the input size in bytes (only ONNX models may be larger)",
+            src.size(),
+            MAX_INPUT_BYTES as u64,
+        ));
+    }
+    let mut data = vec![0; src.size() as usize];
+    src.read_at(0, &mut data)?;
+    Ok(data)
 }
 
 fn check_size(data: &[u8]) -> Result<(), Error> {

@@ -1,8 +1,10 @@
 //! `memplan bench-import`: how long importing each model takes (median of
 //! several runs) and the most heap it holds at once, with what it found.
 
-use super::{read_file, Common, Token};
+use super::file_source::FileSource;
+use super::{Common, Token};
 use memplan::formats;
+use memplan::formats::source::Source;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -66,7 +68,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     );
     let mut failed = 0;
     for file in &files {
-        let data = read_file(file)?;
+        let src = FileSource::open(file)?;
         let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
         let name = file
             .file_name()
@@ -79,7 +81,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             let before = LIVE.load(Ordering::Relaxed);
             PEAK.store(before, Ordering::Relaxed);
             let started = Instant::now();
-            let graph = formats::read_with(&data, common.format, stem, &common.read);
+            let graph = formats::read_source(&src, common.format, stem, &common.read);
             times.push(started.elapsed().as_secs_f64() * 1e3);
             peak = peak.max(PEAK.load(Ordering::Relaxed) - before);
             last = Some(graph);
@@ -89,7 +91,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             Ok(g) => println!(
                 "{:<36} {:>8.2} {:>6} {:>7} {:>6} {:>10.2} {:>12.2}",
                 name,
-                data.len() as f64 / 1e6,
+                src.size() as f64 / 1e6,
                 g.ops.len(),
                 g.arena_tensors().count(),
                 g.subgraphs.len(),

@@ -3,6 +3,7 @@
 mod bench;
 mod bench_import;
 mod bench_npu;
+mod file_source;
 mod npu;
 mod npu_check;
 mod report;
@@ -406,10 +407,11 @@ pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
     std::fs::read(path).map_err(|e| Error::usage(format!("cannot read {}: {e}", path.display())))
 }
 
-/// Reads and parses one graph file; errors name the file.
+/// Reads and parses one graph file (an ONNX model by ranges, without its
+/// weights); errors name the file.
 fn load(path: &Path, format: Option<Format>, read: &ReadOptions) -> Result<Graph, Error> {
-    let data = read_file(path)?;
+    let src = file_source::FileSource::open(path)?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("graph");
-    formats::read_with(&data, format, stem, read)
+    formats::read_source(&src, format, stem, read)
         .map_err(|e| Error::usage(format!("{}: {e}", path.display())))
 }

@@ -1,7 +1,8 @@
 //! `memplan shapes`: every value of an ONNX model's main graph with its shape,
 //! element type, bytes and the source of its shape.
 
-use crate::{read_file, Common, Token};
+use crate::file_source::FileSource;
+use crate::{Common, Token};
 use lexopt::prelude::*;
 use memplan::formats::{self, ValueShape};
 use serde::Serialize;
@@ -49,9 +50,9 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         }
     }
     let file = file.ok_or("shapes: missing MODEL")?;
-    let data = read_file(&file)?;
+    let src = FileSource::open(&file)?;
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-    let (graph, values) = formats::onnx_shapes(&data, stem, &common.read)
+    let (graph, values) = formats::onnx_shapes_source(&src, stem, &common.read)
         .map_err(|e| format!("{}: {e}", file.display()))?;
     let rows: Vec<Row> = values
         .iter()

@@ -20,8 +20,10 @@ mod eval;
 mod ops;
 mod proto;
 mod shape;
+mod slim;
 
 use super::import::{self, Node, Value};
+use super::source::{self as input, Cursor, Field};
 use crate::error::Error;
 use crate::graph::{Graph, Subgraph};
 use ops::{Bodies, Ctx, Handler};
@@ -33,6 +35,21 @@ const F: &str = "onnx";
 /// True when `data` reads as an ONNX `ModelProto`.
 pub fn is_onnx(data: &[u8]) -> bool {
     proto::looks_like_model(data)
+}
+
+/// [`is_onnx`] on an input read by ranges: only its top-level fields are read.
+pub fn is_onnx_source(src: &dyn input::Source) -> bool {
+    let mut c = Cursor::new(src, 0, src.size(), F);
+    let (mut graph, mut version) = (false, false);
+    loop {
+        match c.next_field() {
+            Ok(None) => return graph && version,
+            Ok(Some((7, Field::Bytes { .. }))) => graph = true,
+            Ok(Some((1, Field::Varint(_)) | (8, Field::Bytes { .. }))) => version = true,
+            Ok(Some((2..=6 | 14 | 20 | 25 | 30, _))) => {}
+            _ => return false,
+        }
+    }
 }
 
 /// What the caller tells the importer.
@@ -104,9 +121,9 @@ pub fn covered_ops() -> Vec<(&'static str, &'static str)> {
     v
 }
 
-/// Reads a model with every option.
-pub fn import(data: &[u8], name: &str, opts: &Options) -> Result<Imported, Error> {
-    let model = proto::model(data)?;
+/// Reads a model with every option; only the graph is read, not the weights.
+pub fn import(src: &dyn input::Source, name: &str, opts: &Options) -> Result<Imported, Error> {
+    let model = proto::model(&slim::slim(src)?)?;
     let g = &model.graph;
     for (missing, _) in opts.input_shapes {
         if !g.inputs.iter().any(|v| &v.name == missing) {
