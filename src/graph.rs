@@ -75,6 +75,22 @@ pub struct Graph {
     /// What the importer wants the user to know (a guessed size, a reordered file).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The model's input dimensions that the file leaves free, and the values
+    /// they were given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub free_dims: Vec<FreeDim>,
+}
+
+/// A dimension of a model's inputs that the file leaves free: a named one
+/// (ONNX `dim_param` such as `batch`) or an unnamed one, named `INPUT:AXIS`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FreeDim {
+    pub name: String,
+    pub value: u64,
+    /// Set by the user (`--dim`), not the default 1.
+    pub given: bool,
+    /// Where it occurs: `input[axis]`.
+    pub at: Vec<String>,
 }
 
 /// A body of op `op`, held in its attribute `attribute`.
@@ -165,6 +181,7 @@ impl Graph {
             ops,
             subgraphs: Vec::new(),
             notes: Vec::new(),
+            free_dims: Vec::new(),
         })
     }
 

@@ -318,3 +318,48 @@ fn shapes_errors_name_the_model_and_unknown_inputs() {
     assert_eq!(code, 2);
     assert!(err.contains("`nope`") && err.contains("x, n"), "{err}");
 }
+
+/// `memplan plan BIG --json - | head -c 10`: the reader closes the pipe early and
+/// memplan ends by SIGPIPE, as Unix tools do, without a panic.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let tensors: Vec<String> = (0..4000)
+        .map(|i| format!(r#"{{"name": "t{i}", "size": 64}}"#))
+        .collect();
+    let ops: Vec<String> = (1..4000)
+        .map(|i| {
+            format!(
+                r#"{{"name": "o{i}", "inputs": ["t{}"], "outputs": ["t{i}"]}}"#,
+                i - 1
+            )
+        })
+        .collect();
+    let graph = format!(
+        r#"{{"tensors": [{}], "ops": [{{"name": "o0", "outputs": ["t0"]}}, {}]}}"#,
+        tensors.join(","),
+        ops.join(",")
+    );
+    let path = temp("chain4000.json", &graph);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(["plan", path.to_str().unwrap(), "--json", "-"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    // the read end is dropped here: the rest of the JSON has nowhere to go
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(
+        out.status.signal(),
+        Some(13),
+        "ended by SIGPIPE: {:?} {err}",
+        out.status
+    );
+    assert_eq!(&head[..1], b"{");
+}

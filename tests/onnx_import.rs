@@ -152,3 +152,71 @@ fn value_shapes_give_sizes_and_rank_zero_inputs_parse() {
         Vec::<u64>::new()
     );
 }
+
+/// Named (`batch`, `seq`), unnamed (`?`) and mixed dimensions are listed, each
+/// with where it occurs; `--dim` sets a name everywhere; unknown names are errors
+/// that list the known ones.
+#[test]
+fn free_dimensions_are_named_listed_and_set() {
+    let inputs = [
+        pb::value_dims("ids", &["batch", "seq"]),
+        pb::value_dims("mask", &["batch", "seq"]),
+        pb::value_dims("img", &["batch", "3", "?", "?"]),
+    ];
+    let nodes = [
+        pb::node("a", "Relu", &["ids"], &["r"]),
+        pb::node("b", "Add", &["r", "mask"], &["s"]),
+        pb::node("c", "Relu", &["img"], &["t"]),
+        pb::node("d", "Concat", &["s", "s"], &["z"]),
+    ];
+    let nodes: Vec<Vec<u8>> = nodes
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if i == 3 {
+                pb::with_int(n, "axis", 0)
+            } else {
+                n
+            }
+        })
+        .collect();
+    let data = pb::model_inputs(&inputs, &nodes);
+    let g = read(&data, &ReadOptions::default()).unwrap();
+    let names: Vec<&str> = g.free_dims.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["batch", "seq", "img:2", "img:3"]);
+    assert!(g.free_dims.iter().all(|d| d.value == 1 && !d.given));
+    assert_eq!(g.free_dims[0].at, ["ids[0]", "mask[0]", "img[0]"]);
+    assert_eq!(size(&g, "r"), 4);
+
+    let opts = ReadOptions {
+        dims: vec![
+            formats::parse_dim("seq=128").unwrap(),
+            formats::parse_dim("batch=2").unwrap(),
+            ("img:2".into(), 48),
+            ("img:3".into(), 320),
+        ],
+        ..ReadOptions::default()
+    };
+    let g = read(&data, &opts).unwrap();
+    assert_eq!(size(&g, "r"), 2 * 128 * 4, "seq and batch set in ids");
+    assert_eq!(size(&g, "s"), 2 * 128 * 4, "and in mask");
+    assert_eq!(size(&g, "t"), 2 * 3 * 48 * 320 * 4);
+    assert!(g.free_dims.iter().all(|d| d.given));
+
+    let opts = ReadOptions {
+        dims: vec![("sequence".into(), 8)],
+        ..ReadOptions::default()
+    };
+    let e = read(&data, &opts).unwrap_err();
+    for part in ["`sequence`", "batch", "seq", "img:2", "img:3"] {
+        assert!(e.contains(part), "{part} missing from: {e}");
+    }
+    // a whole shape given for an input takes its dims out of the free ones
+    let opts = ReadOptions {
+        input_shapes: vec![("img".into(), vec![1, 3, 8, 8])],
+        ..ReadOptions::default()
+    };
+    let g = read(&data, &opts).unwrap();
+    assert_eq!(g.free_dims.len(), 2);
+    assert!(formats::parse_dim("seq").is_err() && formats::parse_dim("=3").is_err());
+}

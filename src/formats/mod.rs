@@ -139,6 +139,20 @@ pub struct ReadOptions {
     /// Ignore the ONNX file's `value_info` and declared output types, so that
     /// every shape is memplan's own inference.
     pub no_declared: bool,
+    /// Values of named free input dimensions (`batch=4`, or `x:2=48` for an
+    /// unnamed one), wherever they occur.
+    pub dims: Vec<(String, u64)>,
+}
+
+/// Parses `NAME=VALUE` of `--dim`: `seq=128`.
+pub fn parse_dim(text: &str) -> Result<(String, u64), Error> {
+    let bad = || Error::usage(format!("`{text}` is not NAME=VALUE (e.g. seq=128)"));
+    let (name, v) = text.rsplit_once('=').ok_or_else(bad)?;
+    let v = v.trim().parse::<u64>().map_err(|_| bad())?;
+    if name.is_empty() {
+        return Err(bad());
+    }
+    Ok((name.to_string(), v))
 }
 
 pub use onnx::{covered_ops as onnx_ops, Source as ShapeSource, ValueShape};
@@ -165,6 +179,7 @@ pub fn onnx_shapes_source(
         input_shapes: &opts.input_shapes,
         value_shapes: &opts.value_shapes,
         no_declared: opts.no_declared,
+        dims: &opts.dims,
     };
     let imported = onnx::import(src, name, &o)?;
     Ok((imported.graph, imported.values))

@@ -109,3 +109,35 @@ pub fn with_int(node: Vec<u8>, name: &str, v: i64) -> Vec<u8> {
     let attr = [bytes(1, name.as_bytes()), int(3, v), int(20, 2)].concat();
     [node, bytes(5, &attr)].concat()
 }
+
+/// A float ValueInfoProto whose dims are numbers, names (`dim_param`) or `?`
+/// (neither).
+pub fn value_dims(name: &str, dims: &[&str]) -> Vec<u8> {
+    let shape: Vec<u8> = dims
+        .iter()
+        .flat_map(|&d| {
+            let dim = match d.parse::<i64>() {
+                Ok(v) => int(1, v),
+                Err(_) if d == "?" => Vec::new(),
+                Err(_) => bytes(2, d.as_bytes()),
+            };
+            bytes(1, &dim)
+        })
+        .collect();
+    let tensor = [int(1, 1), bytes(2, &shape)].concat();
+    [bytes(1, name.as_bytes()), bytes(2, &bytes(1, &tensor))].concat()
+}
+
+/// A model whose graph inputs are `inputs` (ValueInfoProtos), output `z`.
+pub fn model_inputs(inputs: &[Vec<u8>], nodes: &[Vec<u8>]) -> Vec<u8> {
+    let mut g = Vec::new();
+    for n in nodes {
+        g.extend(bytes(1, n));
+    }
+    for i in inputs {
+        g.extend(bytes(11, i));
+    }
+    g.extend(bytes(12, &value("z", &[])));
+    let opset = [bytes(1, b""), int(2, 13)].concat();
+    [int(1, 8), bytes(7, &g), bytes(8, &opset)].concat()
+}

@@ -31,6 +31,7 @@ usage:
                     [--input-shape NAME=DIMS]...  (ONNX inputs, e.g. data=1x3x224x224, n=scalar)
                     [--value-shape NAME=DIMS]...  (upper bounds of data-dependent ONNX values)
                     [--no-declared]               (ONNX: ignore value_info, infer every shape)
+                    [--dim NAME=VALUE]...         (a free input dimension, e.g. seq=128)
   memplan shapes MODEL [--json OUT|-] [--no-declared] [--input-shape NAME=DIMS]...
                     [--value-shape NAME=DIMS]...
                                     every value of an ONNX model: shape, element type,
@@ -74,7 +75,26 @@ formats (detected from the content, or forced with --format):
 #[global_allocator]
 static ALLOC: bench_import::Counting = bench_import::Counting;
 
+/// A closed stdout (`memplan plan ... | head`) ends the process as it ends Unix
+/// tools, by SIGPIPE, instead of a panic on the next print: Rust ignores the
+/// signal by default, this restores it.
+#[cfg(unix)]
+fn die_on_closed_pipes() {
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGPIPE: i32 = 13;
+    const SIG_DFL: usize = 0;
+    // SAFETY: sets the disposition of one signal to the default, before any
+    // thread starts; no handler of ours runs.
+    unsafe {
+        signal(SIGPIPE, SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    die_on_closed_pipes();
     match run() {
         Ok(code) => code,
         Err(e) => {
@@ -232,6 +252,7 @@ impl Common {
                 (self.read.value_shapes).push(formats::parse_input_shape(&args.value()?.string()?)?)
             }
             "no-declared" => self.read.no_declared = true,
+            "dim" => (self.read.dims).push(formats::parse_dim(&args.value()?.string()?)?),
             _ => return Ok(false),
         }
         Ok(true)

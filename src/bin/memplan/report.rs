@@ -2,6 +2,7 @@
 
 use memplan::check::Violation;
 use memplan::formats::format_size;
+use memplan::graph::FreeDim;
 use memplan::{Graph, Nested, Plan};
 use serde::Serialize;
 use std::fmt::Write;
@@ -14,6 +15,9 @@ pub struct PlanDoc<'a> {
     violations: Vec<String>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     notes: &'a [String],
+    /// The free input dimensions and the values used.
+    #[serde(skip_serializing_if = "<[FreeDim]>::is_empty")]
+    free_dims: &'a [FreeDim],
     /// The nested arenas of op bodies, each checked.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     subgraphs: Vec<NestedDoc<'a>>,
@@ -43,6 +47,7 @@ pub fn plan_json<'a>(
         valid: violations.is_empty() && nested.iter().all(|(_, v)| v.is_empty()),
         violations: texts(violations),
         notes: &graph.notes,
+        free_dims: &graph.free_dims,
         subgraphs: nested
             .iter()
             .map(|(n, v)| NestedDoc {
@@ -53,6 +58,22 @@ pub fn plan_json<'a>(
             })
             .collect(),
     }
+}
+
+/// `batch=1, seq=1 (set with --dim)`: the values of the free dimensions, and
+/// which were defaulted.
+pub fn free_dims_text(dims: &[FreeDim]) -> String {
+    let list: Vec<String> = dims
+        .iter()
+        .map(|d| format!("{}={}", d.name, d.value))
+        .collect();
+    let defaulted = dims.iter().filter(|d| !d.given).count();
+    let how = match defaulted {
+        0 => "as given".to_string(),
+        n if n == dims.len() => "defaulted to 1: set with --dim".to_string(),
+        n => format!("{n} defaulted to 1: set with --dim"),
+    };
+    format!("{} ({how})", list.join(", "))
 }
 
 /// One line per nested arena, and the importer's notes.
@@ -116,6 +137,9 @@ pub fn plan_text(graph: &Graph, plan: &Plan, violations: &[Violation]) -> String
         plan.steps,
         plan.order_kind
     );
+    if !graph.free_dims.is_empty() {
+        let _ = writeln!(s, "free dims    {}", free_dims_text(&graph.free_dims));
+    }
     let _ = writeln!(s, "naive        {}", bytes(plan.naive_bytes));
     let _ = writeln!(s, "lower bound  {}", bytes(plan.lower_bound));
     let _ = writeln!(

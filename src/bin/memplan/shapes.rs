@@ -14,6 +14,8 @@ struct Doc<'a> {
     values: Vec<Row<'a>>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     notes: &'a [String],
+    #[serde(skip_serializing_if = "<[memplan::graph::FreeDim]>::is_empty")]
+    free_dims: &'a [memplan::graph::FreeDim],
 }
 
 #[derive(Serialize)]
@@ -69,6 +71,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     let doc = Doc {
         values: rows,
         notes: &graph.notes,
+        free_dims: &graph.free_dims,
     };
     match json.as_deref() {
         Some("-") => println!("{}", serde_json::to_string_pretty(&doc)?),
@@ -100,6 +103,12 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             }
             for n in doc.notes {
                 println!("note: {n}");
+            }
+            if !graph.free_dims.is_empty() {
+                println!(
+                    "free dims: {}",
+                    crate::report::free_dims_text(&graph.free_dims)
+                );
             }
         }
     }

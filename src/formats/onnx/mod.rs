@@ -25,7 +25,7 @@ mod slim;
 use super::import::{self, Node, Value};
 use super::source::{self as input, Cursor, Field};
 use crate::error::Error;
-use crate::graph::{Graph, Subgraph};
+use crate::graph::{FreeDim, Graph, Subgraph};
 use ops::{Bodies, Ctx, Handler};
 use shape::{Data, Info, Out};
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -61,6 +61,8 @@ pub struct Options<'a> {
     pub value_shapes: &'a [(String, Vec<u64>)],
     /// Ignore `value_info` and the declared types of graph outputs.
     pub no_declared: bool,
+    /// Values of free input dimensions by name.
+    pub dims: &'a [(String, u64)],
 }
 
 /// Where a value's shape came from.
@@ -143,12 +145,19 @@ pub fn import(src: &dyn input::Source, name: &str, opts: &Options) -> Result<Imp
         w.define(&t.name, weight(t), Source::Weight)
             .map_err(|e| at_value(&t.name, e))?;
     }
+    let initialised: Vec<&str> = g.initializers.iter().map(|t| t.name.as_str()).collect();
+    let free = free_dims(
+        g.inputs
+            .iter()
+            .filter(|v| !initialised.contains(&v.name.as_str())),
+        opts,
+    )?;
     let mut inputs = Vec::new();
     for v in &g.inputs {
         if w.top().index.contains_key(&v.name) {
             continue; // an initializer listed as an input (IR version 3)
         }
-        let (info, source) = graph_input(v, opts.input_shapes)?;
+        let (info, source) = graph_input(v, opts.input_shapes, &free)?;
         let id = w
             .define(&v.name, info, source)
             .map_err(|e| at_value(&v.name, e))?;
@@ -189,6 +198,7 @@ pub fn import(src: &dyn input::Source, name: &str, opts: &Options) -> Result<Imp
     )?;
     graph.subgraphs = frame.subgraphs;
     graph.notes = w.notes;
+    graph.free_dims = free;
     Ok(Imported { graph, values })
 }
 
@@ -617,7 +627,7 @@ impl Walker<'_> {
         for (i, v) in body.inputs.iter().enumerate() {
             let info = match inputs.get(i) {
                 Some(info) => info.clone(),
-                None => graph_input(v, &[])?.0,
+                None => graph_input(v, &[], &[])?.0,
             };
             let id = self.define(&v.name, info, Source::Inferred)?;
             self.top().inputs.push(id);
@@ -739,9 +749,65 @@ fn static_shape(v: &proto::ValueInfo) -> Option<(i32, Vec<i64>)> {
     Some((v.elem_type, shape))
 }
 
+/// The name of a free dimension: its `dim_param`, or `INPUT:AXIS` when unnamed.
+fn dim_name(v: &proto::ValueInfo, axis: usize) -> String {
+    match v.params.get(axis) {
+        Some(p) if !p.is_empty() => p.clone(),
+        _ => format!("{}:{axis}", v.name),
+    }
+}
+
+/// The free dimensions of the graph inputs, with the values `--dim` gives (else
+/// 1); a `--dim` name that none of them has is an error listing those it has.
+fn free_dims<'a>(
+    inputs: impl Iterator<Item = &'a proto::ValueInfo>,
+    opts: &Options,
+) -> Result<Vec<FreeDim>, Error> {
+    let mut free: Vec<FreeDim> = Vec::new();
+    for v in inputs {
+        let whole = opts.input_shapes.iter().any(|(n, _)| n == &v.name);
+        for (axis, d) in v.shape.iter().flatten().enumerate() {
+            if d.is_some_and(|d| d >= 0) || whole {
+                continue;
+            }
+            let name = dim_name(v, axis);
+            let at = format!("{}[{axis}]", v.name);
+            match free.iter_mut().find(|f| f.name == name) {
+                Some(f) => f.at.push(at),
+                None => {
+                    let given = opts.dims.iter().find(|(n, _)| n == &name).map(|d| d.1);
+                    free.push(FreeDim {
+                        name,
+                        value: given.unwrap_or(1),
+                        given: given.is_some(),
+                        at: vec![at],
+                    });
+                }
+            }
+        }
+    }
+    if let Some((unknown, _)) = opts
+        .dims
+        .iter()
+        .find(|(n, _)| !free.iter().any(|f| &f.name == n))
+    {
+        let names: Vec<&str> = free.iter().map(|f| f.name.as_str()).collect();
+        return Err(Error::usage(if names.is_empty() {
+            format!("--dim names `{unknown}`, but the model's inputs have no free dimensions")
+        } else {
+            format!(
+                "--dim names `{unknown}`, which is not a free dimension of the model (it has: {})",
+                names.join(", ")
+            )
+        }));
+    }
+    Ok(free)
+}
+
 fn graph_input(
     v: &proto::ValueInfo,
     input_shapes: &[(String, Vec<u64>)],
+    free: &[FreeDim],
 ) -> Result<(Info, Source), Error> {
     let given = input_shapes.iter().find(|(n, _)| n == &v.name);
     let (shape, source) = match (given, &v.shape) {
@@ -755,12 +821,23 @@ fn graph_input(
                 .collect::<Result<Vec<_>, _>>()?,
             Source::User,
         ),
-        (None, Some(dims)) => (
-            dims.iter()
-                .map(|d| d.filter(|&d| d >= 0).unwrap_or(1))
-                .collect(),
-            Source::Declared,
-        ),
+        (None, Some(dims)) => {
+            let mut shape = Vec::with_capacity(dims.len());
+            for (axis, d) in dims.iter().enumerate() {
+                let value = match d.filter(|&d| d >= 0) {
+                    Some(d) => d,
+                    None => {
+                        let name = dim_name(v, axis);
+                        let f = free.iter().find(|f| f.name == name).map_or(1, |f| f.value);
+                        i64::try_from(f).map_err(|_| {
+                            Error::usage(format!("dimension `{name}` = {f} is too large"))
+                        })?
+                    }
+                };
+                shape.push(value);
+            }
+            (shape, Source::Declared)
+        }
         (None, None) => {
             return Err(Error::parse(
                 F,

@@ -92,6 +92,8 @@ pub struct ValueInfo {
     /// `None` when the type carries no shape; a dimension is `None` when symbolic
     /// or unknown.
     pub shape: Option<Vec<Option<i64>>>,
+    /// Per dimension, its symbolic name (`dim_param`), empty when it has none.
+    pub params: Vec<String>,
 }
 
 pub fn model(data: &[u8]) -> Result<Model, Error> {
@@ -394,18 +396,22 @@ fn tensor_type(data: &[u8], v: &mut ValueInfo) -> Result<(), Error> {
                 let mut dims = Vec::new();
                 for f in fields(bytes(w, F)?, F) {
                     if let (1, w) = f? {
-                        let mut dim = None;
+                        let (mut dim, mut param) = (None, String::new());
                         for d in fields(bytes(w, F)?, F) {
-                            if let (1, w) = d? {
-                                dim = Some(int(w, F)?);
+                            match d? {
+                                (1, w) => dim = Some(int(w, F)?),
+                                (2, w) => param = text(w, F)?,
+                                _ => {}
                             }
                         }
                         if dims.len() == MAX_RANK {
                             return Err(too_many(&v.name, "dimensions", MAX_RANK));
                         }
                         dims.push(dim);
+                        v.params.push(param);
                     }
                 }
+                v.params.resize(dims.len(), String::new());
                 v.shape = Some(dims);
             }
             _ => {}
