@@ -122,6 +122,29 @@ fn bodies(g: &Graph, prefix: &str, out: &mut Vec<(String, Graph)>) {
     }
 }
 
+/// What the page sets when it reads a model: free dimensions by name
+/// (`{"seq": 128}`) and shapes of data-dependent values (`{"boxes": "100x4"}`).
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct ReadRequest {
+    dims: std::collections::BTreeMap<String, u64>,
+    values: std::collections::BTreeMap<String, String>,
+}
+
+impl ReadRequest {
+    fn options(&self) -> Result<formats::ReadOptions, JsError> {
+        let mut values = Vec::new();
+        for (name, dims) in &self.values {
+            values.push(formats::parse_input_shape(&format!("{name}={dims}")).map_err(js_error)?);
+        }
+        Ok(formats::ReadOptions {
+            dims: self.dims.iter().map(|(k, &v)| (k.clone(), v)).collect(),
+            value_shapes: values,
+            ..formats::ReadOptions::default()
+        })
+    }
+}
+
 #[derive(Serialize)]
 struct BodyInfo<'a> {
     path: &'a str,
@@ -145,6 +168,8 @@ struct GraphInfo<'a> {
     bodies: Vec<BodyInfo<'a>>,
     /// The body on show, `None` for the main graph.
     focus: Option<usize>,
+    /// The model's free input dimensions and the values used.
+    free_dims: &'a [crate::graph::FreeDim],
 }
 
 #[derive(Serialize)]
@@ -198,14 +223,21 @@ struct StrategyInfo {
 #[wasm_bindgen]
 impl Session {
     /// Reads a graph from the bytes of file `name` (any format the core reads)
-    /// and analyses it; fails on a malformed file or a cyclic graph.
+    /// and analyses it; fails on a malformed file or a cyclic graph. `read`
+    /// (see [`ReadRequest`]; `undefined` for none) sets free input dimensions and
+    /// the sizes of data-dependent values.
     #[wasm_bindgen(constructor)]
-    pub fn new(bytes: &[u8], name: &str) -> Result<Session, JsError> {
+    pub fn new(bytes: &[u8], name: &str, read: JsValue) -> Result<Session, JsError> {
         let stem = std::path::Path::new(name)
             .file_stem()
             .and_then(|s| s.to_str())
             .unwrap_or("graph");
-        let graph = formats::read(bytes, None, stem).map_err(js_error)?;
+        let request: ReadRequest = if read.is_undefined() || read.is_null() {
+            ReadRequest::default()
+        } else {
+            serde_wasm_bindgen::from_value(read).map_err(js_error)?
+        };
+        let graph = formats::read_with(bytes, None, stem, &request.options()?).map_err(js_error)?;
         let options = Options::default();
         let analysis = analyse(&graph, &options).map_err(js_error)?;
         let profile = liveness::profile(&analysis.liveness.buffers);
@@ -276,6 +308,7 @@ impl Session {
                 })
                 .collect(),
             focus: self.focus,
+            free_dims: &self.root.free_dims,
         })
     }
 

@@ -64,15 +64,24 @@ function setMode(mode) {
 /** Has the worker read `bytes` and, when it can, shows that file with `options` (from a link); on failure keeps the old one. */
 async function load(bytes, name, origin, options = {}) {
   let opened;
+  const read = { dims: { ...(options.dims ?? {}) }, values: { ...(options.values ?? {}) } };
   try {
-    opened = await planner.request('open', { bytes, name });
+    opened = await planner.request('open', { bytes, name, read });
   } catch (e) {
     if (e instanceof planner.Cancelled) return false;
+    const asked = /--value-shape (\S+)=DIMS/.exec(e.message);
+    if (asked) {
+      // a data-dependent size: the form asks for an upper bound and reopens
+      showShapeForm([], { [asked[1]]: read.values[asked[1]] ?? '' }, (dims, values) => load(bytes, name, origin, { ...options, dims, values }), read.dims);
+      ui.showError(errorBox, `Could not open ${name}`, e.message, 'Give an upper bound for that value in the form above; memplan plans the arena for it.');
+      return false;
+    }
     const cycle = /cycle/.test(e.message);
     ui.showError(errorBox, `Could not open ${name}`, e.message, cycle ? 'Every op must come after the ops that produce its inputs.' : FORMATS_HINT);
     return false;
   }
-  planner.keep({ bytes, name });
+  planner.keep({ bytes, name, read });
+  state.read = read;
   state.drawing?.free();
   const drawing = opened.mode === 'graph' ? new wasm.Drawing() : null;
   Object.assign(state, { mode: opened.mode, drawing, info: JSON.parse(opened.info), selected: null, report: null, compare: null, origin });
@@ -87,12 +96,69 @@ async function load(bytes, name, origin, options = {}) {
   graphName.textContent = state.info.name;
   graphSource.textContent = origin.label;
   showBodies();
+  const reopen = (dims, values) => load(bytes, name, origin, { ...currentView(), dims, values });
+  showShapeForm(state.info.free_dims ?? [], read.values, reopen, read.dims);
   markExample(origin.example ?? null);
   teach.loaded(state.mode, state.info, options, origin.example ?? null);
   ui.clearError(errorBox);
   const selected = options.select === undefined ? null : Number(options.select);
   await replan(selected);
   return true;
+}
+
+/** The form beside the summary: one field per free input dimension (prefilled with the value used, with the inputs it belongs to) and per data-dependent value asked for; a change reopens the file with the new values after a pause. Hidden when there is nothing to ask. */
+function showShapeForm(freeDims, values, reopen, dims) {
+  const box = $('shape-form');
+  const names = Object.keys(values);
+  box.hidden = freeDims.length === 0 && names.length === 0;
+  if (box.hidden) return;
+  const defaulted = freeDims.filter((d) => !d.given).length;
+  const parts = [];
+  if (freeDims.length) {
+    parts.push(`This model leaves ${freeDims.length} input dimension${freeDims.length === 1 ? '' : 's'} free; the plan uses the values below${defaulted ? ` (${defaulted} defaulted to 1)` : ''}.`);
+  }
+  if (names.length) parts.push('A size depends on the input data: give an upper bound (dims such as 100x4) to plan for.');
+  $('shape-note').textContent = `${parts.join(' ')} Change a value to re-plan.`;
+  const form = $('shape-fields');
+  const focused = form.contains(document.activeElement) ? document.activeElement.dataset : null;
+  form.replaceChildren();
+  const field = (label, title, value, kind, onValue) => {
+    const wrap = document.createElement('label');
+    const caption = document.createElement('span');
+    caption.textContent = label;
+    caption.title = title;
+    const input = document.createElement('input');
+    Object.assign(input, { value: `${value}`, type: 'text', inputMode: kind === 'dim' ? 'numeric' : 'text', className: 'input' });
+    input.dataset[kind] = label;
+    input.addEventListener('input', debounced(() => {
+      const text = input.value.trim();
+      const ok = kind === 'dim' ? /^\d+$/.test(text) : /^(\d+(x\d+)*)?$/.test(text);
+      input.setAttribute('aria-invalid', ok ? 'false' : 'true');
+      if (ok) onValue(text);
+    }, 400));
+    wrap.append(caption, input);
+    form.append(wrap);
+  };
+  const nextDims = { ...dims };
+  const nextValues = { ...values };
+  for (const d of freeDims) {
+    field(d.name, `occurs in ${d.at.join(', ')}`, d.value, 'dim', (text) => {
+      nextDims[d.name] = Number(text);
+      reopen({ ...nextDims }, { ...nextValues });
+    });
+  }
+  for (const name of names) {
+    field(name, 'an upper bound of this value\'s dims', values[name], 'value', (text) => {
+      nextValues[name] = text;
+      reopen({ ...nextDims }, { ...nextValues });
+    });
+  }
+  // a re-plan redraws the form: the field being edited keeps the focus
+  const again = focused && [...form.querySelectorAll('input')].find((i) => i.dataset.dim === focused.dim && i.dataset.value === focused.value);
+  if (again) {
+    again.focus();
+    again.setSelectionRange(again.value.length, again.value.length);
+  }
 }
 
 /** Lists the bodies of the file's ops (If branches, Loop bodies): each is a nested arena, in use only while its op runs, and opens as its own chart; and the importer's notes. */
@@ -284,6 +350,10 @@ function currentView() {
   }
   Object.assign(view, teach.viewParams());
   if (state.selected !== null) view.select = state.selected;
+  if (state.mode === 'graph' && state.read) {
+    if (Object.keys(state.read.dims).length) view.dims = { ...state.read.dims };
+    if (Object.keys(state.read.values).length) view.values = { ...state.read.values };
+  }
   return view;
 }
 

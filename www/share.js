@@ -1,6 +1,6 @@
 // The view in the URL: which example or file, which options, what is selected.
 
-const KEYS = ['example', 'src', 'strategy', 'compare', 'align', 'budget', 'clock', 'capacity', 'colour', 'problem', 'method', 'caps', 'select', 'view', 'stage', 'step'];
+const KEYS = ['example', 'src', 'strategy', 'compare', 'align', 'budget', 'clock', 'capacity', 'colour', 'problem', 'method', 'caps', 'select', 'view', 'stage', 'step', 'dims', 'values'];
 
 /** The view a query string asks for; absent keys are left out. */
 export function readView(search) {
@@ -15,7 +15,20 @@ export function readView(search) {
   if (view.step !== undefined && !/^\d+$/.test(view.step)) delete view.step;
   if (view.view !== undefined && !['plan', 'learn'].includes(view.view)) delete view.view;
   if (view.stage !== undefined && !['live', 'colour', 'pack'].includes(view.stage)) delete view.stage;
+  if (view.dims !== undefined) view.dims = readPairs(view.dims, /^\d+$/, Number);
+  if (view.values !== undefined) view.values = readPairs(view.values, /^\d+(x\d+)*$|^$/, String);
   return view;
+}
+
+/** `seq=128;batch=2` as `{ seq: 128, batch: 2 }`, keeping the values that match `ok`. */
+function readPairs(text, ok, as) {
+  const out = {};
+  for (const item of text.split(';')) {
+    const at = item.lastIndexOf('=');
+    const [name, value] = [item.slice(0, at), item.slice(at + 1)];
+    if (at > 0 && ok.test(value)) out[name] = as(value);
+  }
+  return out;
 }
 
 /** Capacities written as `L1=200,UB=1024` as an object by level name. */
@@ -36,6 +49,7 @@ export function viewUrl(base, view) {
   for (const key of KEYS) {
     let value = view[key];
     if (key === 'caps' && value) value = Object.entries(value).map(([k, v]) => `${k}=${v}`).join(',');
+    if ((key === 'dims' || key === 'values') && value) value = Object.entries(value).map(([k, v]) => `${k}=${v}`).join(';');
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, `${value}`);
   }
   return url.href;

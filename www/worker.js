@@ -16,10 +16,10 @@ function current(mode) {
 }
 
 const handlers = {
-  /** Reads `bytes` of file `name`; the previous session stays when it cannot be read. */
-  open({ bytes, name }) {
+  /** Reads `bytes` of file `name`, with `read` (free dimensions, data-dependent sizes) for a model; the previous session stays when it cannot be read. */
+  open({ bytes, name, read }) {
     const mode = isNpuCase(bytes) ? 'npu' : 'graph';
-    const session = mode === 'npu' ? new NpuSession(bytes, name) : new Session(bytes, name);
+    const session = mode === 'npu' ? new NpuSession(bytes, name) : new Session(bytes, name, read);
     open?.session.free();
     open = { mode, session };
     return { mode, info: session.info() };

@@ -30,7 +30,7 @@ fn plan(session: &mut Session, strategy: &str, opts: &str) -> Value {
 
 #[wasm_bindgen_test]
 fn the_seed_example_plans_at_its_bound() {
-    let mut session = Session::new(SEED, "transformer_layer.json").unwrap();
+    let mut session = Session::new(SEED, "transformer_layer.json", JsValue::UNDEFINED).unwrap();
     let info: Value = serde_json::from_str(&session.info().unwrap()).unwrap();
     assert_eq!(info["name"], "transformer_layer");
     assert_eq!(info["tensors"], 8);
@@ -48,7 +48,7 @@ fn the_seed_example_plans_at_its_bound() {
 
 #[wasm_bindgen_test]
 fn alignment_reaches_every_offset() {
-    let mut session = Session::new(SEED, "t.json").unwrap();
+    let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
     let report = plan(&mut session, "first-fit", r#"{"align": "3MiB"}"#);
     assert_eq!(report["valid"], true);
     for t in report["plan"]["tensors"].as_array().unwrap() {
@@ -59,7 +59,7 @@ fn alignment_reaches_every_offset() {
 #[wasm_bindgen_test]
 fn a_search_reports_progress_through_the_callback() {
     let data = b"id,lower,upper,size\n0,0,4,64\n1,1,5,32\n2,2,8,64\n3,4,9,32\n4,5,9,96\n";
-    let mut session = Session::new(data, "m.csv").unwrap();
+    let mut session = Session::new(data, "m.csv", JsValue::UNDEFINED).unwrap();
     let calls = js_sys::Array::new();
     let record = {
         let calls = calls.clone();
@@ -81,15 +81,19 @@ fn a_search_reports_progress_through_the_callback() {
 
 #[wasm_bindgen_test]
 fn errors_are_js_errors_with_the_core_message() {
-    let bad = Session::new(b"{\"tensors\": [}", "bad.json").err().unwrap();
+    let bad = Session::new(b"{\"tensors\": [}", "bad.json", JsValue::UNDEFINED)
+        .err()
+        .unwrap();
     assert!(message(bad).contains("line 1"));
     let cycle = br#"{"tensors": [{"name": "a", "size": 1}, {"name": "b", "size": 1}],
         "ops": [{"name": "f", "inputs": ["a"], "outputs": ["b"]},
                 {"name": "g", "inputs": ["b"], "outputs": ["a"]}]}"#;
-    let cyclic = Session::new(cycle, "c.json").err().unwrap();
+    let cyclic = Session::new(cycle, "c.json", JsValue::UNDEFINED)
+        .err()
+        .unwrap();
     assert!(message(cyclic).contains("cycle"));
 
-    let mut session = Session::new(SEED, "t.json").unwrap();
+    let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
     let cases = [
         ("fastest", "{}", "unknown strategy `fastest`"),
         ("naive", r#"{"align": "lots"}"#, "alignment:"),
@@ -129,7 +133,7 @@ fn an_npu_case_solves_and_checks() {
 
 #[wasm_bindgen_test]
 fn a_lesson_walks_the_plan_on_show() {
-    let mut session = Session::new(SEED, "t.json").unwrap();
+    let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
     let report = session
         .plan("greedy-size", JsValue::UNDEFINED, None)
         .unwrap();
@@ -146,7 +150,7 @@ fn field(value: &JsValue, key: &str) -> Value {
 
 #[wasm_bindgen_test]
 fn a_packed_report_draws_and_finds_tensors_by_id_and_under_a_point() {
-    let mut session = Session::new(SEED, "t.json").unwrap();
+    let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
     let text = session
         .plan("greedy-size", JsValue::UNDEFINED, None)
         .unwrap();

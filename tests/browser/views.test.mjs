@@ -184,6 +184,7 @@ async function compare(page) {
   const spot = found.find((f) => f.name === 'T4_AttnOut');
   const before = [(await canvasInk(page, 'compare-1')).hash, (await canvasInk(page, 'live-bytes')).hash];
   await clickAt(page, 'time-address', spot.x, spot.y);
+  await settled(page); // the highlight is drawn on the next frames (late under load)
   const after = [(await canvasInk(page, 'compare-1')).hash, (await canvasInk(page, 'live-bytes')).hash];
   check('a click highlights the tensor in the compare chart and the live-bytes chart', after[0] !== before[0] && after[1] !== before[1]);
   await page.locator('#compare').selectOption('');

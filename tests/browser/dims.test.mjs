@@ -1,0 +1,73 @@
+// The form for free input dimensions, in a real Chromium: node tests/browser/dims.test.mjs
+// Needs ./build.sh first (www/pkg) and the shared corpus. Opens a dynamic-axes BERT export
+// (input_ids: [batch, seq]) through ?src=, checks the warning and the fields, changes seq
+// and compares the plan with `memplan plan --dim`, then reopens the share link.
+
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ROOT, check, settled, text, watch, withBrowser } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+
+const CORPUS = resolve(ROOT, '..', 'shared', 'corpus');
+const MODEL = 'bert.dy_dyn.onnx';
+
+/** The lower bound `memplan plan` prints for the model with `args`. */
+function nativeBound(args) {
+  const out = execFileSync('cargo', ['run', '--release', '--quiet', '--', 'plan', join(CORPUS, 'models', MODEL), ...args], { cwd: ROOT, encoding: 'utf8' });
+  return out.match(/^lower bound\s+(.+?) \(\d+ B\)/m)[1];
+}
+
+if (!existsSync(CORPUS)) {
+  if (process.env.CI) {
+    console.error(`the shared corpus is missing at ${CORPUS} (required in CI)`);
+    process.exit(1);
+  }
+  console.log(`SKIPPED: the shared corpus is missing at ${CORPUS}`);
+  process.exit(0);
+}
+
+mkdirSync(join(ROOT, 'www/gallery'), { recursive: true });
+copyFileSync(join(CORPUS, 'models', MODEL), join(ROOT, 'www/gallery', `test-${MODEL}`));
+
+withBrowser(async (context, url) => {
+  const problems = [];
+  const page = context.pages()[0] ?? await context.newPage();
+  watch(page, problems);
+  await page.goto(`${url}?src=www/gallery/test-${MODEL}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await settled(page);
+  check('free dims: the form shows', await page.locator('#shape-form').isVisible());
+  const box = await page.locator('#shape-form').boundingBox();
+  const height = page.viewportSize().height;
+  check('free dims: the warning is visible without scrolling', box && box.y + box.height <= height, JSON.stringify(box));
+  const note = await text(page, 'shape-note');
+  check('free dims: the note says two dims were defaulted', /2 input dimensions free/.test(note) && /2 defaulted to 1/.test(note), note);
+  const seq = page.locator('#shape-fields input[data-dim="seq"]');
+  const batch = page.locator('#shape-fields input[data-dim="batch"]');
+  check('free dims: a field per dimension, prefilled with 1', (await seq.inputValue()) === '1' && (await batch.inputValue()) === '1');
+  const title = await page.locator('#shape-fields label span', { hasText: 'seq' }).getAttribute('title');
+  check('free dims: the field names the inputs it occurs in', /input_ids\[1\]/.test(title ?? ''), title);
+  const at1 = await text(page, 'sum-lower-bound');
+  check('free dims: the plan at seq=1 is the CLI\'s', at1 === nativeBound([]), at1);
+
+  await seq.fill('128');
+  await page.waitForFunction((before) => document.getElementById('sum-lower-bound').textContent !== before, at1, { timeout: 20000 });
+  await settled(page);
+  const at128 = await text(page, 'sum-lower-bound');
+  check('free dims: seq=128 re-plans as memplan plan --dim seq=128', at128 === nativeBound(['--dim', 'seq=128']), at128);
+  check('free dims: the plan is valid', (await text(page, 'sum-valid')) === 'valid');
+  const link = page.url();
+  check('free dims: the address keeps seq=128', /dims=seq%3D128/.test(link), link);
+
+  await page.goto(link);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await settled(page);
+  check('free dims: the link reopens seq=128', (await page.locator('#shape-fields input[data-dim="seq"]').inputValue()) === '128');
+  check('free dims: and its plan', (await text(page, 'sum-lower-bound')) === at128);
+
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await settled(page);
+  check('free dims: the form stays hidden for a graph without free dims', !(await page.locator('#shape-form').isVisible()));
+  check('no console errors or page errors', problems.length === 0, problems.join('; '));
+}, { deviceScaleFactor: 1 });
