@@ -229,7 +229,7 @@ pub fn read_with(
         Format::Native => native::read(data, name),
         Format::Corpus => corpus::read(data, name),
         Format::MiniMalloc => minimalloc::read(data, name),
-        Format::Tflite => tflite::read(data, name),
+        Format::Tflite => tflite::read(data, name, opts),
         Format::Onnx => onnx_shapes(data, name, opts).map(|(g, _)| g),
     }
 }

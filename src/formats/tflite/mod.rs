@@ -12,6 +12,7 @@ use super::flatbuf::{Table, Vector};
 use super::import::{self, Node, Value};
 use crate::error::Error;
 use crate::graph::Graph;
+use super::ReadOptions;
 
 const FORMAT: &str = "tflite";
 
@@ -20,7 +21,10 @@ pub fn is_tflite(data: &[u8]) -> bool {
     data.get(4..8) == Some(b"TFL3".as_slice())
 }
 
-pub fn read(data: &[u8], name: &str) -> Result<Graph, Error> {
+/// Reads subgraph 0; `opts` (free dimensions, input shapes) is not yet applied
+/// to TFLite models.
+pub fn read(data: &[u8], name: &str, opts: &ReadOptions) -> Result<Graph, Error> {
+    let _ = opts;
     let model = Table::root(data)?;
     // every byte the reader keeps is paid for by bytes of the file, so a corrupt
     // file sharing one long vector or string among many tables cannot make it slow
