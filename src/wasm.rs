@@ -132,6 +132,13 @@ struct ReadRequest {
 }
 
 impl ReadRequest {
+    fn from_js(value: JsValue) -> Result<ReadRequest, JsError> {
+        if value.is_undefined() || value.is_null() {
+            return Ok(ReadRequest::default());
+        }
+        serde_wasm_bindgen::from_value(value).map_err(js_error)
+    }
+
     fn options(&self) -> Result<formats::ReadOptions, JsError> {
         let mut values = Vec::new();
         for (name, dims) in &self.values {
@@ -228,30 +235,31 @@ impl Session {
     /// the sizes of data-dependent values.
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8], name: &str, read: JsValue) -> Result<Session, JsError> {
-        let stem = std::path::Path::new(name)
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("graph");
-        let request: ReadRequest = if read.is_undefined() || read.is_null() {
-            ReadRequest::default()
-        } else {
-            serde_wasm_bindgen::from_value(read).map_err(js_error)?
+        let request = ReadRequest::from_js(read)?;
+        let graph =
+            formats::read_with(bytes, None, stem(name), &request.options()?).map_err(js_error)?;
+        Session::start(graph)
+    }
+
+    /// Like [`Session::new`] for a file of `size` bytes read by ranges:
+    /// `read(offset, length)` returns those bytes as a `Uint8Array` (the worker
+    /// slices the `Blob`). An ONNX model is read without its weights, so a file of
+    /// any size opens; other formats are read whole, up to 256 MiB.
+    #[wasm_bindgen(js_name = fromSource)]
+    pub fn from_source(
+        size: f64,
+        read: js_sys::Function,
+        name: &str,
+        options: JsValue,
+    ) -> Result<Session, JsError> {
+        let request = ReadRequest::from_js(options)?;
+        let src = JsSource {
+            size: size as u64,
+            read,
         };
-        let graph = formats::read_with(bytes, None, stem, &request.options()?).map_err(js_error)?;
-        let options = Options::default();
-        let analysis = analyse(&graph, &options).map_err(js_error)?;
-        let profile = liveness::profile(&analysis.liveness.buffers);
-        let mut nested = Vec::new();
-        bodies(&graph, "", &mut nested);
-        Ok(Session {
-            root: graph.clone(),
-            graph,
-            analysis,
-            options,
-            profile,
-            bodies: nested,
-            focus: None,
-        })
+        let graph =
+            formats::read_source(&src, None, stem(name), &request.options()?).map_err(js_error)?;
+        Session::start(graph)
     }
 
     /// Shows body `index` of [`Session::info`]'s `bodies` (a negative index: the
@@ -347,7 +355,67 @@ impl Session {
     }
 }
 
+/// The stem of file `name`, which names the graph.
+fn stem(name: &str) -> &str {
+    std::path::Path::new(name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("graph")
+}
+
+/// A file in the page read by ranges through a JS function.
+struct JsSource {
+    size: u64,
+    read: js_sys::Function,
+}
+
+impl formats::source::Source for JsSource {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), crate::Error> {
+        let fail = |why: String| crate::Error::usage(format!("cannot read the file: {why}"));
+        let got = self
+            .read
+            .call2(
+                &JsValue::NULL,
+                &JsValue::from_f64(offset as f64),
+                &JsValue::from_f64(buf.len() as f64),
+            )
+            .map_err(|e| fail(e.as_string().unwrap_or_else(|| "the read failed".into())))?;
+        let bytes = js_sys::Uint8Array::new(&got);
+        if bytes.length() as usize != buf.len() {
+            return Err(fail(format!(
+                "{} bytes where {} were asked",
+                bytes.length(),
+                buf.len()
+            )));
+        }
+        bytes.copy_to(buf);
+        Ok(())
+    }
+}
+
 impl Session {
+    /// A session on `graph`: analysed, with the bodies of its ops listed.
+    fn start(graph: Graph) -> Result<Session, JsError> {
+        let options = Options::default();
+        let analysis = analyse(&graph, &options).map_err(js_error)?;
+        let profile = liveness::profile(&analysis.liveness.buffers);
+        let mut nested = Vec::new();
+        bodies(&graph, "", &mut nested);
+        Ok(Session {
+            root: graph.clone(),
+            graph,
+            analysis,
+            options,
+            profile,
+            bodies: nested,
+            focus: None,
+        })
+    }
+
     /// The plan of `strategy` under `options` (see [`Session::plan`]) and the
     /// capacity it was asked to fit in.
     fn planned(

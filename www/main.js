@@ -61,18 +61,18 @@ function setMode(mode) {
   graphKind.textContent = mode === 'npu' ? 'NPU case' : 'graph';
 }
 
-/** Has the worker read `bytes` and, when it can, shows that file with `options` (from a link); on failure keeps the old one. */
-async function load(bytes, name, origin, options = {}) {
+/** Has the worker read file `name` (`data`: a Blob, or bytes) and, when it can, shows it with `options` (from a link); on failure keeps the old one. The page never reads a file itself, so a model of gigabytes opens. */
+async function load(data, name, origin, options = {}) {
   let opened;
   const read = { dims: { ...(options.dims ?? {}) }, values: { ...(options.values ?? {}) } };
   try {
-    opened = await planner.request('open', { bytes, name, read });
+    opened = await planner.request('open', { data, name, read });
   } catch (e) {
     if (e instanceof planner.Cancelled) return false;
     const asked = /--value-shape (\S+)=DIMS/.exec(e.message);
     if (asked) {
       // a data-dependent size: the form asks for an upper bound and reopens
-      showShapeForm([], { [asked[1]]: read.values[asked[1]] ?? '' }, (dims, values) => load(bytes, name, origin, { ...options, dims, values }), read.dims);
+      showShapeForm([], { [asked[1]]: read.values[asked[1]] ?? '' }, (dims, values) => load(data, name, origin, { ...options, dims, values }), read.dims);
       ui.showError(errorBox, `Could not open ${name}`, e.message, 'Give an upper bound for that value in the form above; memplan plans the arena for it.');
       return false;
     }
@@ -80,7 +80,7 @@ async function load(bytes, name, origin, options = {}) {
     ui.showError(errorBox, `Could not open ${name}`, e.message, cycle ? 'Every op must come after the ops that produce its inputs.' : FORMATS_HINT);
     return false;
   }
-  planner.keep({ bytes, name, read });
+  planner.keep({ data, name, read });
   state.read = read;
   state.drawing?.free();
   const drawing = opened.mode === 'graph' ? new wasm.Drawing() : null;
@@ -96,7 +96,7 @@ async function load(bytes, name, origin, options = {}) {
   graphName.textContent = state.info.name;
   graphSource.textContent = origin.label;
   showBodies();
-  const reopen = (dims, values) => load(bytes, name, origin, { ...currentView(), dims, values });
+  const reopen = (dims, values) => load(data, name, origin, { ...currentView(), dims, values });
   showShapeForm(state.info.free_dims ?? [], read.values, reopen, read.dims);
   markExample(origin.example ?? null);
   teach.loaded(state.mode, state.info, options, origin.example ?? null);
@@ -389,8 +389,7 @@ async function openFile(file) {
   if (!file) return;
   const release = planner.hold();
   try {
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    await load(bytes, file.name, { label: 'opened from this computer', link: null });
+    await load(file, file.name, { label: 'opened from this computer', link: null });
   } catch (e) {
     ui.showError(errorBox, `Could not read ${file.name}`, e.message);
   } finally {
@@ -405,7 +404,7 @@ async function openUrl(url, origin, options = {}) {
   try {
     const response = await fetch(url);
     if (!response.ok) throw new Error(`the server answered ${response.status} ${response.statusText}`.trim());
-    await load(new Uint8Array(await response.arrayBuffer()), name, origin, options);
+    await load(await response.blob(), name, origin, options);
   } catch (e) {
     const entry = origin.example ? example(origin.example) : null;
     if (entry) {
@@ -501,13 +500,15 @@ function debounced(run, ms) {
 async function setup() {
   try {
     wasm = await import('./pkg/memplan.js');
-    await wasm.default();
+    const exports = await wasm.default();
     planner.setup();
     planner.setSizeFormat(wasm.formatSize);
     // for the tests of the way back from a bug: panics in the worker or in the page's wasm
     window.memplanDebug = {
       panicWorker: (message) => planner.request('panic', { message }),
       panicPage: (message) => guarded('Could not draw the charts', () => wasm.panicForTests(message)),
+      // wasm memory of the page and of the worker, in bytes, for the tests of big files
+      memory: async () => ({ page: exports.memory.buffer.byteLength, worker: await planner.request('memory', {}) }),
     };
   } catch (e) {
     graphName.textContent = 'not loaded';

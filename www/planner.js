@@ -76,7 +76,7 @@ function note(id, progress) {
   if (tick !== null) showNote();
 }
 
-/** The file a fresh worker reopens: the one the page shows (`{ bytes, name }`). */
+/** The file a fresh worker reopens: the one the page shows (`{ data, name, read }`). */
 export function keep(file) {
   kept = file;
 }

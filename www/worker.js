@@ -7,6 +7,10 @@
 import init, { NpuSession, Session, isNpuCase, panicForTests, takePanic } from './pkg/memplan.js';
 
 const ready = init();
+let instance = null;
+ready.then((exports) => { instance = exports; });
+/** Files up to this size are read whole; larger ones by ranges. */
+const WHOLE = 64 << 20;
 let open = null;
 
 /** The open session if it is of `mode`, else an error that says what is open. */
@@ -16,10 +20,19 @@ function current(mode) {
 }
 
 const handlers = {
-  /** Reads `bytes` of file `name`, with `read` (free dimensions, data-dependent sizes) for a model; the previous session stays when it cannot be read. */
-  open({ bytes, name, read }) {
-    const mode = isNpuCase(bytes) ? 'npu' : 'graph';
-    const session = mode === 'npu' ? new NpuSession(bytes, name) : new Session(bytes, name, read);
+  /** Reads file `name` (`data`: a Blob or bytes), with `read` (free dimensions, data-dependent sizes) for a model; the previous session stays when it cannot be read. A file above {@link WHOLE} is read by ranges, so a model of gigabytes never sits whole in memory. */
+  open({ data, name, read }) {
+    let session;
+    let mode = 'graph';
+    if (data instanceof Blob && data.size > WHOLE) {
+      const reader = new FileReaderSync();
+      const readAt = (at, length) => new Uint8Array(reader.readAsArrayBuffer(data.slice(at, at + length)));
+      session = Session.fromSource(data.size, readAt, name, read);
+    } else {
+      const bytes = data instanceof Blob ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(data)) : data;
+      mode = isNpuCase(bytes) ? 'npu' : 'graph';
+      session = mode === 'npu' ? new NpuSession(bytes, name) : new Session(bytes, name, read);
+    }
     open?.session.free();
     open = { mode, session };
     return { mode, info: session.info() };
@@ -50,6 +63,9 @@ const handlers = {
     return { report, millis, compare: compare ? session.summary(problem, compare) : null };
   },
 };
+
+/** The worker's wasm memory in bytes, for the tests of big files. */
+handlers.memory = () => instance.memory.buffer.byteLength;
 
 /** Panics in wasm with `message`, as a bug would, for the tests of the way back. */
 handlers.panic = ({ message }) => panicForTests(message);

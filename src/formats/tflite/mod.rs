@@ -10,9 +10,9 @@ mod ops;
 
 use super::flatbuf::{Table, Vector};
 use super::import::{self, Node, Value};
+use super::ReadOptions;
 use crate::error::Error;
 use crate::graph::Graph;
-use super::ReadOptions;
 
 const FORMAT: &str = "tflite";
 
