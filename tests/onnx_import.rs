@@ -220,3 +220,46 @@ fn free_dimensions_are_named_listed_and_set() {
     assert_eq!(g.free_dims.len(), 2);
     assert!(formats::parse_dim("seq").is_err() && formats::parse_dim("=3").is_err());
 }
+
+/// PP-OCR's recogniser declares `x: [p2o.DynamicDimension.0, 3, ?,
+/// p2o.DynamicDimension.1]`: named and unnamed dims mixed in one input. `--dim`
+/// for each plans exactly as the whole shape given with `--input-shape`.
+#[test]
+fn mixed_named_and_unnamed_dims_set_as_a_whole_shape_does() {
+    let inputs = [pb::value_dims(
+        "x",
+        &["p2o.DynamicDimension.0", "3", "?", "p2o.DynamicDimension.1"],
+    )];
+    let nodes = [
+        pb::node("a", "Relu", &["x"], &["r"]),
+        pb::node("b", "Sigmoid", &["r"], &["s"]),
+        pb::node("c", "Tanh", &["s"], &["z"]),
+    ];
+    let data = pb::model_inputs(&inputs, &nodes);
+    let g = read(&data, &ReadOptions::default()).unwrap();
+    let names: Vec<&str> = g.free_dims.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["p2o.DynamicDimension.0", "x:2", "p2o.DynamicDimension.1"]
+    );
+    let by_dims = ReadOptions {
+        dims: vec![
+            ("p2o.DynamicDimension.0".into(), 1),
+            ("x:2".into(), 48),
+            ("p2o.DynamicDimension.1".into(), 320),
+        ],
+        ..ReadOptions::default()
+    };
+    let by_shape = ReadOptions {
+        input_shapes: vec![formats::parse_input_shape("x=1x3x48x320").unwrap()],
+        ..ReadOptions::default()
+    };
+    let (a, b) = (
+        read(&data, &by_dims).unwrap(),
+        read(&data, &by_shape).unwrap(),
+    );
+    assert_eq!(size(&a, "r"), 3 * 48 * 320 * 4);
+    let sizes = |g: &Graph| g.tensors.iter().map(|t| t.size).collect::<Vec<_>>();
+    assert_eq!(sizes(&a), sizes(&b));
+    assert!(b.free_dims.is_empty(), "a whole shape leaves nothing free");
+}
