@@ -263,3 +263,29 @@ fn mixed_named_and_unnamed_dims_set_as_a_whole_shape_does() {
     assert_eq!(sizes(&a), sizes(&b));
     assert!(b.free_dims.is_empty(), "a whole shape leaves nothing free");
 }
+
+/// A constant whose contents do not fill its shape (a corrupt file) is not used
+/// as a shape value, and nothing panics.
+#[test]
+fn contents_that_do_not_fill_their_shape_are_not_trusted() {
+    // dims [3] but two int64s of raw data
+    let raw: Vec<u8> = [4i64, 2].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let t = [
+        pb::int(1, 3),
+        pb::int(2, 7),
+        pb::bytes(8, b"s"),
+        pb::bytes(9, &raw),
+    ]
+    .concat();
+    let nodes = [
+        pb::node("add", "Add", &["s", "s"], &["t"]),
+        pb::node("r", "Reshape", &["x", "t"], &["z"]),
+    ];
+    let data = pb::model_with(&[8], &[t], &nodes);
+    let opts = ReadOptions {
+        no_declared: true,
+        ..ReadOptions::default()
+    };
+    let e = read(&data, &opts).unwrap_err();
+    assert!(e.contains("`r`") && e.contains("shape"), "{e}");
+}

@@ -286,7 +286,15 @@ impl<'m> Walker<'m> {
         self.frames.last_mut().expect("a frame")
     }
 
-    fn define(&mut self, name: &str, info: Info, source: Source) -> Result<usize, Error> {
+    fn define(&mut self, name: &str, mut info: Info, source: Source) -> Result<usize, Error> {
+        // contents that do not fill the shape (a corrupt tensor) are not trusted
+        let count = info
+            .shape
+            .iter()
+            .try_fold(1usize, |p, &d| p.checked_mul(usize::try_from(d).ok()?));
+        if info.data.as_ref().is_some_and(|d| Some(d.len()) != count) {
+            info.data = None;
+        }
         let f = self.top();
         if f.index.contains_key(name) {
             return Err(Error::invalid(format!("value `{name}` is defined twice")));
