@@ -149,66 +149,15 @@ fn max_unpool(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::*;
     use super::*;
-    use crate::formats::onnx::dtype::{FLOAT, INT64};
-    use crate::formats::onnx::proto::{Attribute, Node};
-    use crate::formats::onnx::shape::{Data, Info};
 
-    fn node(op: &str, attributes: Vec<Attribute>, outputs: usize) -> Node {
-        Node {
-            op_type: op.into(),
-            outputs: (0..outputs).map(|i| format!("y{i}")).collect(),
-            attributes,
-            ..Node::default()
-        }
-    }
 
-    fn int(name: &str, i: i64) -> Attribute {
-        Attribute {
-            name: name.into(),
-            i: Some(i),
-            ..Attribute::default()
-        }
-    }
 
-    fn ints(name: &str, v: &[i64]) -> Attribute {
-        Attribute {
-            name: name.into(),
-            ints: v.to_vec(),
-            ..Attribute::default()
-        }
-    }
 
-    fn run(
-        f: fn(&Ctx) -> Result<Out, String>,
-        n: &Node,
-        opset: i64,
-        inputs: &[Option<Info>],
-    ) -> Result<Out, String> {
-        let refs: Vec<Option<&Info>> = inputs.iter().map(Option::as_ref).collect();
-        f(&Ctx {
-            node: n,
-            inputs: &refs,
-            opset,
-        })
-    }
 
-    fn t(shape: &[i64]) -> Option<Info> {
-        Some(Info::new(FLOAT, shape.to_vec()))
-    }
 
-    /// A constant int64 input holding `v`.
-    fn k(shape: &[i64], v: &[i64]) -> Option<Info> {
-        Some(Info {
-            data: Some(Data::Int(v.to_vec())),
-            konst: true,
-            ..Info::new(INT64, shape.to_vec())
-        })
-    }
 
-    fn shapes(out: Out) -> Vec<Vec<i64>> {
-        out.into_iter().map(|(_, s)| s).collect()
-    }
 
     #[test]
     fn grids_follow_their_size() {

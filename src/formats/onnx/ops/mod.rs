@@ -29,6 +29,8 @@ mod quant;
 mod reduce;
 mod rnn;
 mod sequence;
+#[cfg(test)]
+mod testing;
 
 use super::proto::{Attribute, Graph, Node};
 use super::shape::{Data, Info, Out};
