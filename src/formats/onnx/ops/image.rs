@@ -152,13 +152,6 @@ mod tests {
     use super::super::testing::*;
     use super::*;
 
-
-
-
-
-
-
-
     #[test]
     fn grids_follow_their_size() {
         let n = node("GridSample", vec![], 1);

@@ -332,14 +332,6 @@ mod tests {
     use super::*;
     use crate::formats::onnx::shape::{Data, Info};
 
-
-
-
-
-
-
-
-
     #[test]
     fn optimizers_update_their_inputs() {
         let ins = [

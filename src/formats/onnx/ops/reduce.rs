@@ -350,12 +350,6 @@ mod tests {
     use super::*;
     use crate::formats::onnx::proto::Attribute;
 
-
-
-
-
-
-
     #[test]
     fn einsum_follows_numpy() {
         let e = |eq: &str, shapes: &[&[i64]]| einsum_shape(eq, shapes);
