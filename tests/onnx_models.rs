@@ -14,12 +14,20 @@ use std::collections::BTreeMap;
 
 /// The reference of `stem` and the model imported at its input dims.
 fn import(stem: &str) -> Option<(Value, Graph)> {
+    import_with(stem, false)
+}
+
+/// [`import`], with `no_declared` ignoring the file's `value_info`.
+fn import_with(stem: &str, no_declared: bool) -> Option<(Value, Graph)> {
     let dir = common::corpus_dir("models")?;
     let reference: Value =
         serde_json::from_slice(&std::fs::read(dir.join(format!("ref/{stem}.json"))).unwrap())
             .unwrap();
     let data = std::fs::read(dir.join(format!("{stem}.onnx"))).unwrap();
-    let mut opts = ReadOptions::default();
+    let mut opts = ReadOptions {
+        no_declared,
+        ..ReadOptions::default()
+    };
     for t in reference["tensors"].as_array().unwrap() {
         if t["kind"] == "input" {
             let dims = t["shape"].as_array().unwrap();
@@ -102,6 +110,9 @@ fn matches_reference(stem: &str) {
         "{stem}: ops after folding"
     );
     every_plan_checks(stem, &g);
+    // memplan's own inference gives the same arena without the file's value_info
+    let (_, own) = import_with(stem, true).unwrap();
+    assert_eq!(arena(&own), got, "{stem}: without value_info");
 }
 
 macro_rules! models {
