@@ -141,6 +141,14 @@ impl<'a> Table<'a> {
         }))
     }
 
+    /// A table-valued field (a union's table), or `None` when absent.
+    pub fn table(&self, index: usize) -> Result<Option<Table<'a>>, Error> {
+        match self.field(index)? {
+            Some(pos) => Table::at(self.buf, deref(self.buf, pos)?).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// A string; invalid UTF-8 is replaced rather than refused.
     pub fn string(&self, index: usize) -> Result<Option<String>, Error> {
         Ok(self
@@ -219,6 +227,9 @@ mod tests {
         assert_eq!(t.vector(1, 4).unwrap().unwrap().i32s().unwrap(), vec![1, 2]);
         assert_eq!(t.u32(5, 42).unwrap(), 42);
         assert!(t.vector(5, 4).unwrap().is_none());
+        assert!(t.table(5).unwrap().is_none());
+        // field 0 holds 7, which as an offset points past the end
+        assert!(t.table(0).is_err());
     }
 
     #[test]

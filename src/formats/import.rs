@@ -59,6 +59,20 @@ pub fn tensor_bytes(
     Ok(bytes as u64)
 }
 
+/// The error for a `--dim` name that is not among the model's `free` dimensions:
+/// it lists those there are.
+pub fn unknown_dim(unknown: &str, free: &[crate::graph::FreeDim]) -> Error {
+    let names: Vec<&str> = free.iter().map(|f| f.name.as_str()).collect();
+    Error::usage(if names.is_empty() {
+        format!("--dim names `{unknown}`, but the model's inputs have no free dimensions")
+    } else {
+        format!(
+            "--dim names `{unknown}`, which is not a free dimension of the model (it has: {})",
+            names.join(", ")
+        )
+    })
+}
+
 /// Folds every op whose inputs are all constant (and that has at least one):
 /// its outputs become constants, in execution order so that chains fold too.
 pub fn fold(values: &mut [Value], nodes: &mut [Node]) {

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod fb;
 pub mod pb;
 
 use memplan::graph::{Graph, Op, Role, Tensor, TensorId};

@@ -799,15 +799,7 @@ fn free_dims<'a>(
         .iter()
         .find(|(n, _)| !free.iter().any(|f| &f.name == n))
     {
-        let names: Vec<&str> = free.iter().map(|f| f.name.as_str()).collect();
-        return Err(Error::usage(if names.is_empty() {
-            format!("--dim names `{unknown}`, but the model's inputs have no free dimensions")
-        } else {
-            format!(
-                "--dim names `{unknown}`, which is not a free dimension of the model (it has: {})",
-                names.join(", ")
-            )
-        }));
+        return Err(import::unknown_dim(unknown, &free));
     }
     Ok(free)
 }

@@ -85,7 +85,7 @@ fn message(
     }
     if skipped {
         // data_location = EXTERNAL: the reader keeps the tensor's type, not its data
-        put_varint((14 << 3) | 0, out);
+        put_varint(14 << 3, out); // field 14, varint
         put_varint(1, out);
     }
     Ok(())
