@@ -28,10 +28,10 @@ usage:
                     [--keep-outputs] [--format F] [--json OUT|-] [--svg OUT]
                     [--budget MS] [--deterministic] [--seed N] [--capacity SIZE]
                     [--progress]
-                    [--input-shape NAME=DIMS]...  (ONNX inputs, e.g. data=1x3x224x224, n=scalar)
+                    [--input-shape NAME=DIMS]...  (model inputs, e.g. data=1x3x224x224, n=scalar)
                     [--value-shape NAME=DIMS]...  (upper bounds of data-dependent ONNX values)
                     [--no-declared]               (ONNX: ignore value_info, infer every shape)
-                    [--dim NAME=VALUE]...         (a free input dimension, e.g. seq=128)
+                    [--dim NAME=VALUE]...         (a free input dimension, e.g. seq=128, x:2=48)
   memplan shapes MODEL [--json OUT|-] [--no-declared] [--input-shape NAME=DIMS]...
                     [--value-shape NAME=DIMS]...
                                     every value of an ONNX model: shape, element type,
@@ -69,7 +69,9 @@ formats (detected from the content, or forced with --format):
   corpus      reference graph JSON (tensors with bytes and kind)
   minimalloc  CSV with the header id,lower,upper,size
   tflite      TFLite model (.tflite)
-  onnx        ONNX model (.onnx); symbolic input dimensions are 1 unless --input-shape
+  onnx        ONNX model (.onnx), any size: the weights are not read
+  free input dimensions (ONNX dim_param, TFLite shape_signature -1) are 1 unless
+  --dim or --input-shape sets them; the report lists them
 ";
 
 #[global_allocator]
