@@ -537,3 +537,21 @@ fn cli_plans_models_and_takes_input_shapes() {
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("1572864"), "{text}");
 }
+
+/// Every corpus model read by ranges (as the CLI and the page read files) gives
+/// the same graph as read whole.
+#[test]
+fn models_read_by_ranges_equal_models_read_whole() {
+    for (dir, ext) in [("tflite", "tflite"), ("onnx", "onnx"), ("models", "onnx")] {
+        let Some(path) = common::corpus_dir(dir) else {
+            return;
+        };
+        for file in common::files(&path, ext) {
+            let data = std::fs::read(&file).unwrap();
+            let whole = formats::read(&data, None, "m");
+            let by_ranges =
+                formats::read_source(&data.as_slice(), None, "m", &ReadOptions::default());
+            assert_eq!(whole, by_ranges, "{}", file.display());
+        }
+    }
+}

@@ -257,3 +257,47 @@ fn external_data_is_never_opened() {
     );
     assert!(peak < 1 << 20, "peak heap {peak} bytes");
 }
+
+/// A TFLite model of more than 3 GB (its weights after the FlatBuffer, as models
+/// over 2 GB store them) read by ranges: the weights are never read.
+#[test]
+fn a_three_gigabyte_tflite_model_imports_without_its_weights() {
+    use common::fb::tfl::{Model, ADD};
+    let _one = ONE.lock().unwrap();
+    let (rows, cols) = (8192i32, 32768i32);
+    let size = rows as u64 * cols as u64 * 4;
+    let mut m = Model::new();
+    let x = m.tensor(0, "x", &[rows, cols]);
+    let mut prev = x;
+    let start = 1u64 << 20; // the FlatBuffer is far smaller
+    for k in 0..3u64 {
+        let w = m.far_weight(0, &format!("w{k}"), &[rows, cols], start + k * size, size);
+        let out = m.tensor(0, &format!("a{k}"), &[rows, cols]);
+        m.op(0, ADD, &[prev, w], &[out], None);
+        prev = out;
+    }
+    m.io(0, &[x], &[prev]);
+    let flat = m.bytes();
+    assert!((flat.len() as u64) < start);
+    let path = std::env::temp_dir().join(format!("memplan-big-{}.tflite", std::process::id()));
+    let len = start + 3 * size;
+    let written = std::fs::File::create(&path)
+        .and_then(|mut f| f.write_all(&flat).and_then(|_| f.set_len(len)));
+    if written.is_err() {
+        eprintln!(
+            "SKIPPED: cannot write a 3 GB sparse file in {}",
+            std::env::temp_dir().display()
+        );
+        return;
+    }
+    let src = FileSource(std::fs::File::open(&path).unwrap(), len);
+    let (peak, g) =
+        peak_of(|| memplan::formats::read_source(&src, None, "big", &Default::default()));
+    std::fs::remove_file(&path).ok();
+    let g = g.unwrap();
+    assert_eq!(g.ops.len(), 3);
+    let a0 = g.tensors.iter().find(|t| t.name == "a0").unwrap();
+    assert_eq!((a0.size, a0.role), (size, memplan::graph::Role::Arena));
+    eprintln!("{len} bytes of TFLite model, {peak} bytes of peak heap");
+    assert!(peak < 64 << 20, "peak heap {peak} bytes");
+}

@@ -1,15 +1,108 @@
-//! A small FlatBuffers reader: vtable-based field access over a byte slice.
+//! A small FlatBuffers reader: vtable-based field access over a byte slice, or
+//! over a file read by ranges ([`Bytes::paged`]) so that the weights of a model
+//! of any size are never read.
 //!
 //! Every read is bounds-checked and returns an error instead of panicking; a
 //! vector's length is checked against the bytes left before anything is collected,
 //! so no count taken from the file can make the caller allocate past the file size.
 
+use super::source::Source;
 use crate::error::Error;
+use std::borrow::Cow;
+use std::cell::RefCell;
+
+/// The bytes a FlatBuffer is read from.
+pub enum Bytes<'s> {
+    Slice(&'s [u8]),
+    /// A source read a page at a time, the pages kept in a small cache.
+    Paged {
+        src: &'s dyn Source,
+        len: usize,
+        pages: RefCell<Vec<(usize, Vec<u8>)>>,
+    },
+}
+
+const PAGE: usize = 64 << 10;
+/// Pages kept at once: 16 MiB.
+const PAGES: usize = 256;
+
+impl<'s> Bytes<'s> {
+    /// `src` read by ranges; it must fit the address space.
+    pub fn paged(src: &'s dyn Source) -> Result<Bytes<'s>, Error> {
+        let len = usize::try_from(src.size())
+            .map_err(|_| bad("the file is larger than this machine can address"))?;
+        Ok(Bytes::Paged {
+            src,
+            len,
+            pages: RefCell::new(Vec::new()),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Bytes::Slice(b) => b.len(),
+            Bytes::Paged { len, .. } => *len,
+        }
+    }
+
+    /// `n` bytes at `pos`, borrowed from a slice or read from the source.
+    pub fn range(&self, pos: usize, n: usize) -> Result<Cow<'s, [u8]>, Error> {
+        let end = pos
+            .checked_add(n)
+            .filter(|&e| e <= self.len())
+            .ok_or_else(|| {
+                bad(format!(
+                    "the file is truncated: {n} bytes at offset {pos} lie past its end ({} bytes)",
+                    self.len()
+                ))
+            })?;
+        match self {
+            Bytes::Slice(b) => Ok(Cow::Borrowed(&b[pos..end])),
+            Bytes::Paged { src, .. } if n > PAGE => {
+                let mut out = vec![0; n];
+                src.read_at(pos as u64, &mut out)?;
+                Ok(Cow::Owned(out))
+            }
+            Bytes::Paged { .. } => {
+                let mut out = Vec::with_capacity(n);
+                let mut at = pos;
+                while at < end {
+                    let page = at / PAGE;
+                    let from = at - page * PAGE;
+                    let take = (end - at).min(PAGE - from);
+                    self.with_page(page, |p| out.extend_from_slice(&p[from..from + take]))?;
+                    at += take;
+                }
+                Ok(Cow::Owned(out))
+            }
+        }
+    }
+
+    fn with_page(&self, page: usize, f: impl FnOnce(&[u8])) -> Result<(), Error> {
+        let Bytes::Paged { src, len, pages } = self else {
+            unreachable!("only paged bytes have pages")
+        };
+        let mut cache = pages.borrow_mut();
+        if let Some((_, p)) = cache.iter().find(|(k, _)| *k == page) {
+            f(p);
+            return Ok(());
+        }
+        let start = page * PAGE;
+        let mut p = vec![0; (len - start).min(PAGE)];
+        src.read_at(start as u64, &mut p)?;
+        f(&p);
+        if cache.len() >= PAGES {
+            cache.remove(0);
+        }
+        cache.push((page, p));
+        Ok(())
+    }
+}
 
 /// A table: its position in the buffer and its vtable's.
 #[derive(Clone, Copy)]
 pub struct Table<'a> {
-    buf: &'a [u8],
+    buf: &'a Bytes<'a>,
     pos: usize,
     vtable: usize,
     vtable_len: usize,
@@ -18,7 +111,7 @@ pub struct Table<'a> {
 /// A vector: the position of its first element and its length.
 #[derive(Clone, Copy)]
 pub struct Vector<'a> {
-    buf: &'a [u8],
+    buf: &'a Bytes<'a>,
     start: usize,
     len: usize,
 }
@@ -27,24 +120,17 @@ fn bad(message: impl Into<String>) -> Error {
     Error::parse("tflite", None, message)
 }
 
-fn read<const N: usize>(buf: &[u8], pos: usize) -> Result<[u8; N], Error> {
-    pos.checked_add(N)
-        .and_then(|end| buf.get(pos..end))
-        .map(|b| b.try_into().expect("slice of length N"))
-        .ok_or_else(|| {
-            bad(format!(
-                "the file is truncated: {N} bytes at offset {pos} lie past its end ({} bytes)",
-                buf.len()
-            ))
-        })
+fn read<const N: usize>(buf: &Bytes, pos: usize) -> Result<[u8; N], Error> {
+    let bytes = buf.range(pos, N)?;
+    Ok(bytes.as_ref().try_into().expect("a range of length N"))
 }
 
-fn u32_at(buf: &[u8], pos: usize) -> Result<u32, Error> {
+fn u32_at(buf: &Bytes, pos: usize) -> Result<u32, Error> {
     read::<4>(buf, pos).map(u32::from_le_bytes)
 }
 
 /// Follows the unsigned offset stored at `pos`.
-fn deref(buf: &[u8], pos: usize) -> Result<usize, Error> {
+fn deref(buf: &Bytes, pos: usize) -> Result<usize, Error> {
     let target = pos as u64 + u64::from(u32_at(buf, pos)?);
     if target >= buf.len() as u64 {
         return Err(bad(format!(
@@ -57,11 +143,11 @@ fn deref(buf: &[u8], pos: usize) -> Result<usize, Error> {
 
 impl<'a> Table<'a> {
     /// The root table: the offset stored in the first four bytes.
-    pub fn root(buf: &'a [u8]) -> Result<Table<'a>, Error> {
+    pub fn root(buf: &'a Bytes<'a>) -> Result<Table<'a>, Error> {
         Table::at(buf, deref(buf, 0)?)
     }
 
-    fn at(buf: &'a [u8], pos: usize) -> Result<Table<'a>, Error> {
+    fn at(buf: &'a Bytes<'a>, pos: usize) -> Result<Table<'a>, Error> {
         let soffset = i32::from_le_bytes(read::<4>(buf, pos)?);
         let vtable = pos as i64 - i64::from(soffset);
         if vtable < 0 || vtable as u64 + 4 > buf.len() as u64 {
@@ -151,9 +237,10 @@ impl<'a> Table<'a> {
 
     /// A string; invalid UTF-8 is replaced rather than refused.
     pub fn string(&self, index: usize) -> Result<Option<String>, Error> {
-        Ok(self
-            .vector(index, 1)?
-            .map(|v| String::from_utf8_lossy(v.bytes()).into_owned()))
+        match self.vector(index, 1)? {
+            Some(v) => Ok(Some(String::from_utf8_lossy(&v.bytes()?).into_owned())),
+            None => Ok(None),
+        }
     }
 }
 
@@ -167,8 +254,14 @@ impl<'a> Vector<'a> {
     }
 
     /// The elements as raw bytes (for `[ubyte]` vectors).
-    pub fn bytes(&self) -> &'a [u8] {
-        &self.buf[self.start..self.start + self.len]
+    pub fn bytes(&self) -> Result<Cow<'a, [u8]>, Error> {
+        self.buf.range(self.start, self.len)
+    }
+
+    /// The first `n` bytes (all when fewer): a weight's buffer is read only as
+    /// far as a caller needs.
+    pub fn prefix(&self, n: usize) -> Result<Cow<'a, [u8]>, Error> {
+        self.buf.range(self.start, self.len.min(n))
     }
 
     pub fn table(&self, i: usize) -> Result<Table<'a>, Error> {
@@ -221,7 +314,8 @@ mod tests {
 
     #[test]
     fn reads_fields_and_defaults() {
-        let b = sample();
+        let data = sample();
+        let b = Bytes::Slice(&data);
         let t = Table::root(&b).unwrap();
         assert_eq!(t.u32(0, 0).unwrap(), 7);
         assert_eq!(t.vector(1, 4).unwrap().unwrap().i32s().unwrap(), vec![1, 2]);
@@ -234,13 +328,29 @@ mod tests {
 
     #[test]
     fn refuses_what_does_not_fit() {
-        let mut b = sample();
-        b[28..32].copy_from_slice(&1000u32.to_le_bytes());
+        let mut data = sample();
+        data[28..32].copy_from_slice(&1000u32.to_le_bytes());
+        let b = Bytes::Slice(&data);
         let t = Table::root(&b).unwrap();
         assert!(t.vector(1, 4).is_err());
-        assert!(Table::root(&b[..3]).is_err());
-        let mut b = sample();
-        b[12..16].copy_from_slice(&(-100i32).to_le_bytes());
-        assert!(Table::root(&b).is_err());
+        assert!(Table::root(&Bytes::Slice(&data[..3])).is_err());
+        let mut data = sample();
+        data[12..16].copy_from_slice(&(-100i32).to_le_bytes());
+        assert!(Table::root(&Bytes::Slice(&data)).is_err());
+    }
+
+    #[test]
+    fn paged_reads_match_the_slice() {
+        // the sample padded past two pages, read through a source
+        let mut data = sample();
+        data.resize(3 * PAGE + 17, 0);
+        let src: &[u8] = &data;
+        let b = Bytes::paged(&src).unwrap();
+        let t = Table::root(&b).unwrap();
+        assert_eq!(t.u32(0, 0).unwrap(), 7);
+        assert_eq!(t.vector(1, 4).unwrap().unwrap().i32s().unwrap(), vec![1, 2]);
+        // a range across a page boundary
+        assert_eq!(b.range(PAGE - 2, 5).unwrap().len(), 5);
+        assert!(b.range(3 * PAGE + 10, 8).is_err());
     }
 }

@@ -234,8 +234,9 @@ pub fn read_with(
     }
 }
 
-/// Reads a graph from an input read by ranges: an ONNX model of any size is read
-/// without its weights; other formats are read whole, within [`MAX_INPUT_BYTES`].
+/// Reads a graph from an input read by ranges: an ONNX or TFLite model of any size
+/// is read without its weights; other formats are read whole, within
+/// [`MAX_INPUT_BYTES`].
 pub fn read_source(
     src: &dyn Source,
     format: Option<Format>,
@@ -247,7 +248,9 @@ pub fn read_source(
         None => {
             let mut head = vec![0; src.size().min(4096) as usize];
             src.read_at(0, &mut head)?;
-            if !tflite::is_tflite(&head) && onnx::is_onnx_source(src) {
+            if tflite::is_tflite(&head) {
+                Format::Tflite
+            } else if onnx::is_onnx_source(src) {
                 Format::Onnx
             } else {
                 Format::detect(&whole(src)?)?
@@ -256,6 +259,7 @@ pub fn read_source(
     };
     match format {
         Format::Onnx => onnx_shapes_source(src, name, opts).map(|(g, _)| g),
+        Format::Tflite => tflite::read_source(src, name, opts),
         other => read_with(&whole(src)?, Some(other), name, opts),
     }
 }
@@ -264,7 +268,7 @@ pub fn read_source(
 fn whole(src: &dyn Source) -> Result<Vec<u8>, Error> {
     if src.size() > MAX_INPUT_BYTES as u64 {
         return Err(Error::limit(
-            "the input size in bytes (only ONNX models may be larger)",
+            "the input size in bytes (only ONNX and TFLite models may be larger)",
             src.size(),
             MAX_INPUT_BYTES as u64,
         ));

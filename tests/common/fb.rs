@@ -274,6 +274,8 @@ pub mod tfl {
     pub struct Model {
         codes: Vec<(i32, Option<String>)>,
         buffers: Vec<Vec<u8>>,
+        /// Buffers whose data lies after the FlatBuffer: `(index, offset, size)`.
+        far: Vec<(usize, u64, u64)>,
         subs: Vec<Sub>,
     }
 
@@ -288,6 +290,7 @@ pub mod tfl {
             Model {
                 codes: Vec::new(),
                 buffers: vec![Vec::new()], // buffer 0: the empty sentinel
+                far: Vec::new(),
                 subs: vec![Sub::default()],
             }
         }
@@ -340,6 +343,27 @@ pub mod tfl {
                 .ints(0, shape)
                 .i8(1, FLOAT32)
                 .u32(2, b)
+                .str(3, name);
+            self.add(s, t)
+        }
+
+        /// A float weight whose `size` bytes of data lie at `offset` of the file,
+        /// after the FlatBuffer (as models over 2 GB store them).
+        pub fn far_weight(
+            &mut self,
+            s: usize,
+            name: &str,
+            shape: &[i32],
+            offset: u64,
+            size: u64,
+        ) -> i32 {
+            self.buffers.push(Vec::new());
+            let b = self.buffers.len() - 1;
+            self.far.push((b, offset, size));
+            let t = Table::new()
+                .ints(0, shape)
+                .i8(1, FLOAT32)
+                .u32(2, b as u32)
                 .str(3, name);
             self.add(s, t)
         }
@@ -453,12 +477,13 @@ pub mod tfl {
             let buffers = self
                 .buffers
                 .iter()
-                .map(|b| {
-                    if b.is_empty() {
-                        Table::new()
-                    } else {
-                        Table::new().set(0, Field::Bytes(b.clone()))
-                    }
+                .enumerate()
+                .map(|(i, b)| match self.far.iter().find(|f| f.0 == i) {
+                    Some(&(_, offset, size)) => Table::new()
+                        .set(1, Field::U64(offset))
+                        .set(2, Field::U64(size)),
+                    None if b.is_empty() => Table::new(),
+                    None => Table::new().set(0, Field::Bytes(b.clone())),
                 })
                 .collect();
             let model = Table::new()

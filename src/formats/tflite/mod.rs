@@ -18,13 +18,15 @@ mod ops;
 mod options;
 mod shapes;
 
-use super::flatbuf::{Table, Vector};
+use super::flatbuf::{Bytes, Table, Vector};
 use super::import::{self, Node, Value};
+use super::source::Source;
 use super::ReadOptions;
 use crate::error::Error;
 use crate::graph::{FreeDim, Graph, Subgraph};
 use options::Opts;
 use shapes::{show, In, MAX_RANK, MAX_VALUE};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 const FORMAT: &str = "tflite";
@@ -42,6 +44,16 @@ pub fn is_tflite(data: &[u8]) -> bool {
 /// Reads subgraph 0 and the subgraphs it calls; `opts` sets input shapes and
 /// free dimensions.
 pub fn read(data: &[u8], name: &str, opts: &ReadOptions) -> Result<Graph, Error> {
+    read_bytes(&Bytes::Slice(data), name, opts)
+}
+
+/// [`read`] on a file read by ranges: the weights' buffers are never read, only
+/// the few small constants shapes are computed from.
+pub fn read_source(src: &dyn Source, name: &str, opts: &ReadOptions) -> Result<Graph, Error> {
+    read_bytes(&Bytes::paged(src)?, name, opts)
+}
+
+fn read_bytes(data: &Bytes, name: &str, opts: &ReadOptions) -> Result<Graph, Error> {
     let model = Table::root(data)?;
     // every byte the reader keeps is paid for by bytes of the file, so a corrupt
     // file sharing one long vector or string among many tables cannot make it slow
@@ -160,7 +172,7 @@ struct OpInfo<'a> {
     outputs: Vec<Option<usize>>,
     opts_type: u8,
     opts: Opts<'a>,
-    custom: Option<&'a [u8]>,
+    custom: Option<Cow<'a, [u8]>>,
 }
 
 /// The shapes of one subgraph's tensors while they are propagated.
@@ -192,7 +204,7 @@ impl State {
 }
 
 struct Reader<'a> {
-    data: &'a [u8],
+    data: &'a Bytes<'a>,
     codes: Vec<String>,
     buffers: Option<Vector<'a>>,
     subgraphs: Vector<'a>,
@@ -439,7 +451,10 @@ impl<'a> Reader<'a> {
         let what = format!("output of operator {k} ({kind})");
         let outputs = self.positions(op.vector(2, 4)?, s, n_tensors, &what)?;
         let (opts_type, opts) = Opts::of(&op)?;
-        let custom = op.vector(5, 1)?.map(|v| v.bytes());
+        let custom = match op.vector(5, 1)? {
+            Some(v) => Some(v.prefix(1 << 10)?),
+            None => None,
+        };
         Ok(OpInfo {
             kind,
             inputs,
@@ -521,7 +536,7 @@ impl<'a> Reader<'a> {
         let bad = |m: String| err(Some(format!("tensor `{}`", info.name)), m);
         let (offset, len) = (b.u64(1, 0)?, b.u64(2, 0)?);
         let bytes = match b.vector(0, 1)? {
-            Some(v) if !v.is_empty() => v.bytes(),
+            Some(v) if !v.is_empty() => v.prefix(count * size)?,
             // a variable, without data
             _ if offset <= 1 || len == 0 => return Ok(()),
             _ => {
@@ -529,7 +544,7 @@ impl<'a> Reader<'a> {
                 usize::try_from(offset)
                     .ok()
                     .zip(usize::try_from(len).ok())
-                    .and_then(|(o, l)| self.data.get(o..o.checked_add(l)?))
+                    .and_then(|(o, l)| self.data.range(o, l.min(count * size)).ok())
                     .ok_or_else(|| {
                         bad(format!(
                             "its buffer ({len} bytes at offset {offset}) lies outside the file"
@@ -621,7 +636,7 @@ impl<'a> Reader<'a> {
                 inputs: &ins,
                 outputs: op.outputs.len(),
                 opts: op.opts,
-                custom: op.custom,
+                custom: op.custom.as_deref(),
             };
             rule(&ctx).map_err(|m| err(at(), format!("{m}; {why}")))?
         };
