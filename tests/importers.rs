@@ -555,3 +555,27 @@ fn models_read_by_ranges_equal_models_read_whole() {
         }
     }
 }
+
+/// Options that do not apply to TFLite are errors, not silently ignored.
+#[test]
+fn onnx_only_options_are_refused_for_tflite() {
+    let Some((_, data)) = model("tflite", "hand_recrop.tflite") else {
+        return;
+    };
+    let opts = ReadOptions {
+        value_shapes: vec![("boxes".into(), vec![4])],
+        ..ReadOptions::default()
+    };
+    let e = formats::read_with(&data, None, "m", &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--value-shape boxes"), "{e}");
+    let opts = ReadOptions {
+        no_declared: true,
+        ..ReadOptions::default()
+    };
+    let e = formats::read_with(&data, None, "m", &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--no-declared"), "{e}");
+}

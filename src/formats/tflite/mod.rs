@@ -54,6 +54,16 @@ pub fn read_source(src: &dyn Source, name: &str, opts: &ReadOptions) -> Result<G
 }
 
 fn read_bytes(data: &Bytes, name: &str, opts: &ReadOptions) -> Result<Graph, Error> {
+    if let Some((value, _)) = opts.value_shapes.first() {
+        return Err(Error::usage(format!(
+            "--value-shape {value}=...: TFLite models take input shapes (--input-shape, --dim), not value shapes"
+        )));
+    }
+    if opts.no_declared {
+        return Err(Error::usage(
+            "--no-declared applies to ONNX models: a TFLite model's shapes are stored, or propagated from the inputs you give",
+        ));
+    }
     let model = Table::root(data)?;
     // every byte the reader keeps is paid for by bytes of the file, so a corrupt
     // file sharing one long vector or string among many tables cannot make it slow
