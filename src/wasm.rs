@@ -262,6 +262,13 @@ impl Session {
         Session::start(graph)
     }
 
+    /// The graph on show as memplan's JSON (see `formats::write_native`): a model
+    /// without its weights, which reopens to the same plan.
+    #[wasm_bindgen(js_name = exportGraph)]
+    pub fn export_graph(&self) -> String {
+        formats::write_native(&self.graph)
+    }
+
     /// Shows body `index` of [`Session::info`]'s `bodies` (a negative index: the
     /// main graph) and analyses it; plans then place that body's arena.
     pub fn focus(&mut self, index: i32) -> Result<(), JsError> {

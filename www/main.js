@@ -27,6 +27,7 @@ const capacityBox = $('capacities');
 const fileInput = $('file');
 const svgButton = $('download-svg');
 const jsonButton = $('download-json');
+const graphButton = $('download-graph');
 const shareButton = $('share');
 const shareBox = $('share-box');
 const shareLink = $('share-link');
@@ -38,7 +39,7 @@ const graphName = $('graph-name');
 const graphSource = $('graph-source');
 const dropZone = $('drop');
 const modeParts = {
-  graph: [$('graph-options'), $('graph-summary'), $('graph-view')],
+  graph: [$('graph-options'), $('graph-summary'), $('graph-view'), $('download-graph')],
   npu: [$('npu-options'), $('npu-summary'), $('npu-view')],
 };
 
@@ -550,6 +551,15 @@ async function setup() {
   });
   svgButton.addEventListener('click', () => exporting('the SVG', () => offer(state.drawing.svg(), 'image/svg+xml', 'svg')));
   jsonButton.addEventListener('click', () => exporting('the plan', () => offer(state.drawing.json(), 'application/json', 'json')));
+  graphButton.addEventListener('click', async () => {
+    if (state.mode !== 'graph') return;
+    try {
+      const text = await planner.request('export', {});
+      ui.download(new Blob([text], { type: 'application/json' }), `${ui.fileName(state.info.name)}-graph.json`);
+    } catch (e) {
+      if (!(e instanceof planner.Cancelled)) ui.showError(errorBox, 'Could not export the graph', e.message);
+    }
+  });
   shareButton.addEventListener('click', onShare);
   resetButton.addEventListener('click', charts.resetZoom);
   document.addEventListener('click', (e) => {

@@ -50,6 +50,10 @@ const handlers = {
     session.focus(index);
     return { info: session.info() };
   },
+  /** The graph on show as memplan's JSON, without weights. */
+  export() {
+    return current('graph').exportGraph();
+  },
   /** Walks plan `report` (JSON text this session made) for the Learn view. */
   lesson({ report }) {
     return current('graph').lesson(report);

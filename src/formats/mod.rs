@@ -16,6 +16,7 @@ mod flatbuf;
 mod import;
 mod minimalloc;
 mod native;
+pub use native::write as write_native;
 pub mod npu;
 mod onnx;
 pub mod packed;

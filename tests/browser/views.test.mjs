@@ -3,7 +3,8 @@
 // when built, else cargo run, for the native numbers). Prints every check.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ROOT, canvasInk, check, clickAt, cli, plain, scanTooltips, settled, text, visible, watch, withBrowser,
@@ -219,7 +220,14 @@ async function exports(page) {
   check('plan JSON downloads with the peak', json.name.endsWith('.json') && plan.plan.peak_bytes === 402653184 && plan.valid === true, json.name);
   const svg = await downloaded(page, '#download-svg');
   check('SVG downloads', svg.bytes.toString().startsWith('<svg') && svg.bytes.toString().includes('T0_QKV_Proj'));
+  const exported = await downloaded(page, '#download-graph');
+  const graphFile = join(tmpdir(), `memplan-graph-${process.pid}.json`);
+  writeFileSync(graphFile, exported.bytes);
+  const again = cli(['plan', graphFile]);
+  rmSync(graphFile, { force: true });
+  check('Graph JSON downloads and plans as the page did', exported.name === 'transformer_layer-graph.json' && again.peak?.includes('402653184 B') && again.check === 'valid', `${exported.name} ${JSON.stringify(again)}`);
   await openExample(page, 'flash-attention');
+  check('Graph JSON is offered for graphs only', !(await page.locator('#download-graph').isVisible()));
   const npuJson = JSON.parse((await downloaded(page, '#download-json')).bytes.toString());
   const spills = Number(plain(await text(page, 'npu-spills')));
   check('NPU plan JSON has the levels, the spills shown and timed nodes',

@@ -36,6 +36,9 @@ usage:
                     [--value-shape NAME=DIMS]...
                                     every value of an ONNX model: shape, element type,
                                     bytes and where the shape came from
+  memplan export FILE [--out OUT|-] [--dim ...] [--input-shape ...] [--format F]
+                                    the graph as memplan's JSON, without weights:
+                                    plans the same, shares small
   memplan check FILE PLAN.json      check a plan written by `plan --json`
   memplan bench [DIR|FILE...] [--align N] [--strategy NAME]... [--budget MS]
                 [--deterministic] [--seed N] [--capacity SIZE]
@@ -116,6 +119,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
         Value(cmd) => match cmd.string()?.as_str() {
             "plan" => plan(&mut args),
             "shapes" => shapes::run(&mut args),
+            "export" => export(&mut args),
             "check" => check(&mut args),
             "bench" => bench::run(&mut args),
             "bench-npu" => bench_npu::run(&mut args),
@@ -386,6 +390,32 @@ fn search_text(
         );
     }
     s
+}
+
+/// `memplan export`: the graph as memplan's JSON.
+fn export(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let mut common = Common::default();
+    let (mut file, mut out) = (None::<PathBuf>, None::<String>);
+    while let Some(arg) = Token::next(args)? {
+        if common.take(&arg, args)? {
+            continue;
+        }
+        match arg {
+            Token::Long(l) if l == "out" => out = Some(args.value()?.string()?),
+            Token::Value(v) if file.is_none() => file = Some(v.into()),
+            other => return Err(other.unexpected()),
+        }
+    }
+    let file = file.ok_or("export: missing FILE")?;
+    let graph = load(&file, common.format, &common.read)?;
+    let text = formats::write_native(&graph);
+    match out.as_deref() {
+        None | Some("-") => print!("{text}"),
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))?
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn check(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
