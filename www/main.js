@@ -8,7 +8,7 @@ import * as npu from './npu.js';
 import * as charts from './charts.js';
 import * as teach from './teach.js';
 import { FIRST, GALLERY, example } from './gallery.js';
-import { readView, viewUrl } from './share.js';
+import { LINK_LIMIT, packGraph, readGraph, readView, unpackGraph, viewUrl } from './share.js';
 
 const $ = (id) => document.getElementById(id);
 const galleryBox = $('gallery');
@@ -83,6 +83,7 @@ async function load(data, name, origin, options = {}) {
   }
   planner.keep({ data, name, read });
   state.read = read;
+  state.tooBig = null;
   state.drawing?.free();
   const drawing = opened.mode === 'graph' ? new wasm.Drawing() : null;
   Object.assign(state, { mode: opened.mode, drawing, info: JSON.parse(opened.info), selected: null, report: null, compare: null, origin });
@@ -98,7 +99,8 @@ async function load(data, name, origin, options = {}) {
   graphSource.textContent = origin.label;
   showBodies();
   const reopen = (dims, values) => load(data, name, origin, { ...currentView(), dims, values });
-  showShapeForm(state.info.free_dims ?? [], read.values, reopen, read.dims);
+  // a shared graph has its dims fixed in it: nothing to ask
+  showShapeForm(origin.link?.g ? [] : state.info.free_dims ?? [], read.values, reopen, read.dims);
   markExample(origin.example ?? null);
   teach.loaded(state.mode, state.info, options, origin.example ?? null);
   ui.clearError(errorBox);
@@ -368,13 +370,32 @@ function remember() {
 /** Shows the link to the current view, selected for copying, and copies it where allowed. */
 function showShare() {
   shareLink.value = viewUrl(location.href, currentView());
-  shareNote.textContent = state.origin?.link
-    ? 'The link opens this file with these options and this selection.'
-    : 'This file was opened from your computer: the link keeps the options but opens the default example.';
+  shareNote.textContent = state.origin?.link?.g
+    ? 'The link carries the graph itself (without weights, in the part after # that no server sees) with these options and this selection.'
+    : state.origin?.link
+      ? 'The link opens this file with these options and this selection.'
+      : state.tooBig ?? 'This file was opened from your computer: the link keeps the options but opens the default example.';
   shareBox.hidden = false;
 }
 
+/** For a file opened from this computer, makes the link carry its graph when it packs small enough. */
+async function carryGraph() {
+  if (state.origin?.link || state.mode !== 'graph') return;
+  try {
+    const packed = await packGraph(await planner.request('export', {}));
+    if (packed.length <= LINK_LIMIT) {
+      state.origin = { ...state.origin, link: { g: packed } };
+      remember();
+    } else {
+      state.tooBig = `This graph packs to ${packed.length.toLocaleString('en-US')} characters, more than the ${LINK_LIMIT.toLocaleString('en-US')} a link can carry safely: the link keeps the options but opens the default example; download its Graph JSON to share it.`;
+    }
+  } catch {
+    // the link then keeps the options only, and says so
+  }
+}
+
 async function onShare() {
+  await carryGraph();
   showShare();
   shareLink.select();
   try {
@@ -573,7 +594,20 @@ async function setup() {
   new ResizeObserver(() => charts.redraw()).observe(document.querySelector('main'));
 
   const options = readView(location.search);
-  if (options.src) {
+  const carried = readGraph(location.hash);
+  if (carried) {
+    let opened = false;
+    try {
+      const text = await unpackGraph(carried);
+      opened = await load(new Blob([text]), 'shared.json', { label: 'a shared link', link: { g: carried } }, options);
+    } catch {
+      // a damaged link: said below
+    }
+    if (!opened) {
+      await openExample(FIRST, {});
+      ui.showError(errorBox, 'Could not open the graph this link carries', 'The part of the link after #g= is damaged or cut short (chat tools cut long links); the example is shown instead.');
+    }
+  } else if (options.src) {
     await openUrl(options.src, { label: options.src, link: { src: options.src } }, options);
   } else {
     await openExample(options.example ?? FIRST, options);

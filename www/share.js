@@ -41,13 +41,40 @@ function readCaps(text) {
   return caps;
 }
 
+/** The graph a link carries in its fragment (`#g=...`, never sent to a server), or null. */
+export function readGraph(hash) {
+  const m = /^#g=([A-Za-z0-9_-]+)$/.exec(hash);
+  return m ? m[1] : null;
+}
+
+/** Most characters of a link that carries a graph: chat tools and mail clients cut longer ones (many at 8,000 to 32,000), and every browser opens this many. */
+export const LINK_LIMIT = 16000;
+
+/** `text` deflated and written in base64url. */
+export async function packGraph(text) {
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream('deflate-raw'));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** The text {@link packGraph} packed; rejects what is not such a text. */
+export async function unpackGraph(packed) {
+  const binary = atob(packed.replace(/-/g, '+').replace(/_/g, '/'));
+  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  return new Response(stream).text();
+}
+
 /** The URL of page `base` that opens `view`. */
 export function viewUrl(base, view) {
   const url = new URL(base);
   url.search = '';
-  url.hash = '';
+  url.hash = view.g ? `g=${view.g}` : '';
   for (const key of KEYS) {
     let value = view[key];
+    if (view.g && (key === 'dims' || key === 'values')) continue; // the graph carries its dims
     if (key === 'caps' && value) value = Object.entries(value).map(([k, v]) => `${k}=${v}`).join(',');
     if ((key === 'dims' || key === 'values') && value) value = Object.entries(value).map(([k, v]) => `${k}=${v}`).join(';');
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, `${value}`);

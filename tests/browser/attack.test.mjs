@@ -4,6 +4,7 @@
 // no element may be injected, and the names must appear as text.
 // node tests/browser/attack.test.mjs (after ./build.sh).
 
+import { deflateRawSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { check, clickAt, scanTooltips, settled, text, visible, withBrowser, openPage } from './harness.mjs';
 
@@ -24,6 +25,17 @@ function hostileGraph() {
     outputs: [i + 1 < NAMES.length ? NAMES[i + 1] : `out ${IMG}`],
   }));
   return JSON.stringify({ name: `${SCRIPT}${IMG}`, tensors, ops });
+}
+
+/** A link whose #g= fragment carries the hostile graph (as Share writes it): its names are text. */
+async function carried(context, base) {
+  const packed = deflateRawSync(Buffer.from(hostileGraph())).toString('base64url');
+  const page = await context.newPage();
+  await page.goto(`${base}#g=${packed}`);
+  await page.waitForSelector('body[data-ready="true"]:not([data-busy])', { timeout: 30000 });
+  check('a link carrying a hostile graph opens it', (await page.locator('#graph-name').textContent()) === `${SCRIPT}${IMG}`);
+  await clean(page, 'a link carrying a hostile graph');
+  await page.close();
 }
 
 /** Two ops feeding each other through hostile names: the error message names them. */
@@ -189,6 +201,7 @@ withBrowser(async (context, url) => {
   await panics(page);
   const share = await page.evaluate(() => location.href);
   check('the URL carries no hostile markup', !share.includes('<') && !share.includes('>'), share);
+  await carried(context, page.url().split('?')[0].split('#')[0]);
   // the panics of panics() are logged by the panic hook, on purpose
   const real = problems.filter((p) => !p.includes('cycle') && !/boom in the (worker|page)/.test(p));
   check('no page errors', real.length === 0, real.join('; '));
