@@ -374,7 +374,9 @@ function showShare() {
     ? 'The link carries the graph itself (without weights, in the part after # that no server sees) with these options and this selection.'
     : state.origin?.link
       ? 'The link opens this file with these options and this selection.'
-      : state.tooBig ?? 'This file was opened from your computer: the link keeps the options but opens the default example.';
+      : state.packing
+        ? 'Packing the graph into the link…'
+        : state.tooBig ?? 'This file was opened from your computer: the link keeps the options but opens the default example.';
   shareBox.hidden = false;
 }
 
@@ -395,7 +397,20 @@ async function carryGraph() {
 }
 
 async function onShare() {
-  await carryGraph();
+  const carry = !state.origin?.link && state.mode === 'graph';
+  state.packing = carry;
+  await copyShare();
+  // packing the graph waits for the worker: the box shows at once, the link follows
+  if (carry) {
+    carryGraph().finally(() => {
+      state.packing = false;
+      if (!shareBox.hidden) copyShare();
+    });
+  }
+}
+
+/** Shows the link, selected, and copies it where allowed. */
+async function copyShare() {
   showShare();
   shareLink.select();
   try {
