@@ -213,6 +213,27 @@ impl Graph {
             .map(|(i, _)| TensorId(i as u32))
     }
 
+    /// Every body of this graph's ops and of theirs, depth first, each named by
+    /// its path from here: ``If `cond` then_branch / Loop `l` body``.
+    pub fn bodies(&self) -> Vec<(String, &Graph)> {
+        let mut out = Vec::new();
+        self.bodies_into("", &mut out);
+        out
+    }
+
+    fn bodies_into<'g>(&'g self, prefix: &str, out: &mut Vec<(String, &'g Graph)>) {
+        for sub in &self.subgraphs {
+            let kind = self
+                .ops
+                .iter()
+                .find(|o| o.name == sub.op)
+                .map_or("op", |o| o.kind.as_str());
+            let path = format!("{prefix}{kind} `{}` {}", sub.op, sub.attribute);
+            out.push((path.clone(), &sub.graph));
+            sub.graph.bodies_into(&format!("{path} / "), out);
+        }
+    }
+
     /// Sum of the sizes of all arena tensors: the footprint with no reuse.
     pub fn naive_bytes(&self) -> u64 {
         self.arena_tensors().map(|t| self.tensor(t).size).sum()

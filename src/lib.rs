@@ -82,34 +82,17 @@ pub fn plan_nested<'g>(
     strategy: Strategy,
     opts: &Options,
 ) -> Result<Vec<Nested<'g>>, Error> {
-    let mut out = Vec::new();
-    nest(graph, "", strategy, opts, &mut out)?;
-    Ok(out)
-}
-
-fn nest<'g>(
-    graph: &'g Graph,
-    prefix: &str,
-    strategy: Strategy,
-    opts: &Options,
-    out: &mut Vec<Nested<'g>>,
-) -> Result<(), Error> {
-    for sub in &graph.subgraphs {
-        let kind = graph
-            .ops
-            .iter()
-            .find(|o| o.name == sub.op)
-            .map_or("op", |o| o.kind.as_str());
-        let path = format!("{prefix}{kind} `{}` {}", sub.op, sub.attribute);
-        let plan = plan(&sub.graph, strategy, opts)?;
-        out.push(Nested {
-            path: path.clone(),
-            graph: &sub.graph,
-            plan,
-        });
-        nest(&sub.graph, &format!("{path} / "), strategy, opts, out)?;
-    }
-    Ok(())
+    graph
+        .bodies()
+        .into_iter()
+        .map(|(path, graph)| {
+            Ok(Nested {
+                path,
+                graph,
+                plan: plan(graph, strategy, opts)?,
+            })
+        })
+        .collect()
 }
 
 impl Analysis {

@@ -108,20 +108,6 @@ pub struct Session {
     focus: Option<usize>,
 }
 
-/// Every body of `g`'s ops and of theirs, depth first, named by path.
-fn bodies(g: &Graph, prefix: &str, out: &mut Vec<(String, Graph)>) {
-    for sub in &g.subgraphs {
-        let kind = g
-            .ops
-            .iter()
-            .find(|o| o.name == sub.op)
-            .map_or("op", |o| o.kind.as_str());
-        let path = format!("{prefix}{kind} `{}` {}", sub.op, sub.attribute);
-        out.push((path.clone(), sub.graph.clone()));
-        bodies(&sub.graph, &format!("{path} / "), out);
-    }
-}
-
 /// What the page sets when it reads a model: free dimensions by name
 /// (`{"seq": 128}`) and shapes of data-dependent values (`{"boxes": "100x4"}`).
 #[derive(Default, Deserialize)]
@@ -410,8 +396,11 @@ impl Session {
         let options = Options::default();
         let analysis = analyse(&graph, &options).map_err(js_error)?;
         let profile = liveness::profile(&analysis.liveness.buffers);
-        let mut nested = Vec::new();
-        bodies(&graph, "", &mut nested);
+        let nested = graph
+            .bodies()
+            .into_iter()
+            .map(|(path, g)| (path, g.clone()))
+            .collect();
         Ok(Session {
             root: graph.clone(),
             graph,

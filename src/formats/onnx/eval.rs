@@ -91,6 +91,21 @@ fn broadcast_map(x: &[i64], out: &[i64]) -> Option<Vec<usize>> {
         .collect()
 }
 
+/// `Where` over broadcast index `maps` (condition, x, y): each element of `a` or
+/// `b` as the condition says.
+fn choose<T: Copy>(cond: &[f64], maps: [&[usize]; 3], a: &[T], b: &[T]) -> Vec<T> {
+    let [mc, mx, my] = maps;
+    (0..mc.len())
+        .map(|e| {
+            if cond[mc[e]] != 0.0 {
+                a[mx[e]]
+            } else {
+                b[my[e]]
+            }
+        })
+        .collect()
+}
+
 fn pick(d: &Data, idx: &[usize]) -> Option<Data> {
     Some(match d {
         Data::Int(v) => Data::Int(
@@ -272,36 +287,13 @@ impl<'a> Eval<'a> {
 
     fn where_(&self) -> Option<Data> {
         let (c, x, y) = (self.info(0)?, self.info(1)?, self.info(2)?);
-        let maps = [c, x, y].map(|i| broadcast_map(&i.shape, self.shape));
-        let [mc, mx, my] = maps;
+        let [mc, mx, my] = [c, x, y].map(|i| broadcast_map(&i.shape, self.shape));
         let (mc, mx, my) = (mc?, mx?, my?);
         let cond = c.data.as_ref()?.floats();
+        let maps = [&mc[..], &mx[..], &my[..]];
         match (x.data.as_ref()?, y.data.as_ref()?) {
-            (Data::Int(a), Data::Int(b)) => Some(Data::Int(
-                (0..mc.len())
-                    .map(|e| {
-                        if cond[mc[e]] != 0.0 {
-                            a[mx[e]]
-                        } else {
-                            b[my[e]]
-                        }
-                    })
-                    .collect(),
-            )),
-            (a, b) => {
-                let (a, b) = (a.floats(), b.floats());
-                Some(Data::Float(
-                    (0..mc.len())
-                        .map(|e| {
-                            if cond[mc[e]] != 0.0 {
-                                a[mx[e]]
-                            } else {
-                                b[my[e]]
-                            }
-                        })
-                        .collect(),
-                ))
-            }
+            (Data::Int(a), Data::Int(b)) => Some(Data::Int(choose(&cond, maps, a, b))),
+            (a, b) => Some(Data::Float(choose(&cond, maps, &a.floats(), &b.floats()))),
         }
     }
 

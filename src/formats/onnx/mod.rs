@@ -34,10 +34,12 @@ const F: &str = "onnx";
 
 /// True when `data` reads as an ONNX `ModelProto`.
 pub fn is_onnx(data: &[u8]) -> bool {
-    proto::looks_like_model(data)
+    is_onnx_source(&data)
 }
 
-/// [`is_onnx`] on an input read by ranges: only its top-level fields are read.
+/// True when `src` reads as an ONNX `ModelProto`: every top-level field is well
+/// formed, the graph is present and so is the IR version or an opset. Only the
+/// top-level fields are read.
 pub fn is_onnx_source(src: &dyn input::Source) -> bool {
     let mut c = Cursor::new(src, 0, src.size(), F);
     let (mut graph, mut version) = (false, false);
@@ -221,6 +223,22 @@ struct Frame {
     subgraphs: Vec<Subgraph>,
 }
 
+impl Frame {
+    /// Defines `name` in this frame; returns its id.
+    fn push(&mut self, name: &str, bytes: u64, info: Info, source: Source) -> usize {
+        let id = self.values.len();
+        self.values.push(Value {
+            name: name.to_string(),
+            bytes,
+            konst: info.konst,
+        });
+        self.infos.push(info);
+        self.sources.push(source);
+        self.index.insert(name.to_string(), id);
+        id
+    }
+}
+
 struct Walker<'m> {
     frames: Vec<Frame>,
     opsets: HashMap<&'m str, i64>,
@@ -310,16 +328,7 @@ impl<'m> Walker<'m> {
                 })
             })?,
         };
-        let id = f.values.len();
-        f.values.push(Value {
-            name: name.to_string(),
-            bytes,
-            konst: info.konst,
-        });
-        f.infos.push(info);
-        f.sources.push(source);
-        f.index.insert(name.to_string(), id);
-        Ok(id)
+        Ok(f.push(name, bytes, info, source))
     }
 
     /// The id of `name` in the innermost frame; a name found in an enclosing frame
@@ -334,15 +343,7 @@ impl<'m> Walker<'m> {
             let info = self.frames[k - 1].infos[outer].clone();
             let bytes = self.frames[k - 1].values[outer].bytes;
             let f = &mut self.frames[k];
-            let id = f.values.len();
-            f.values.push(Value {
-                name: name.to_string(),
-                bytes,
-                konst: info.konst,
-            });
-            f.infos.push(info);
-            f.sources.push(Source::Inferred);
-            f.index.insert(name.to_string(), id);
+            let id = f.push(name, bytes, info, Source::Inferred);
             f.inputs.push(id);
             f.captured.push(name.to_string());
         }

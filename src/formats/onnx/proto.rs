@@ -125,21 +125,6 @@ pub fn model(data: &[u8]) -> Result<Model, Error> {
     Ok(m)
 }
 
-/// True when `data` reads as a `ModelProto`: every top-level field is well formed,
-/// the graph is present and so is the IR version or an opset.
-pub fn looks_like_model(data: &[u8]) -> bool {
-    let (mut graph, mut version) = (false, false);
-    for field in fields(data, F) {
-        match field {
-            Ok((7, Wire::Bytes(_))) => graph = true,
-            Ok((1, Wire::Varint(_))) | Ok((8, Wire::Bytes(_))) => version = true,
-            Ok((2..=6 | 14 | 20 | 25 | 30, _)) => {}
-            _ => return false,
-        }
-    }
-    graph && version
-}
-
 fn opset_id(data: &[u8]) -> Result<(String, i64), Error> {
     let (mut domain, mut version) = (String::new(), 0);
     for field in fields(data, F) {

@@ -238,12 +238,16 @@ fn batch_norm(c: &Ctx) -> Result<Out, String> {
     Ok(out)
 }
 
-fn layer_norm(c: &Ctx) -> Result<Out, String> {
+/// `LayerNormalization` (and onnxruntime's `SimplifiedLayerNormalization`): the
+/// output like the input, statistics of `stash_type` with the dimensions from
+/// `axis` on set to 1.
+pub(super) fn layer_norm(c: &Ctx) -> Result<Out, String> {
     let x = c.x(0)?;
     let a = axis(c.int("axis", -1), x.rank())?;
     let mut stats = x.shape.clone();
     stats[a..].iter_mut().for_each(|d| *d = 1);
-    let stash = c.int("stash_type", 1) as i32;
+    let stash = i32::try_from(c.int("stash_type", FLOAT.into()))
+        .map_err(|_| "stash_type is out of range")?;
     let mut out = vec![x.ty()];
     out.extend(std::iter::repeat_n(
         (stash, stats),

@@ -2,11 +2,12 @@
 //! (`Attention`, `MultiHeadAttention`, `GroupQueryAttention`), the fused
 //! normalisations and embedding, GELU variants, and fused convolutions and products.
 
+use super::elementwise;
 use super::nn::{conv_shape, gemm_shape, matmul_shape};
 use super::quant::{to_nchw, to_nhwc};
 use super::{Ctx, Registry, MS, ONNX};
 use crate::formats::onnx::dtype::{BOOL, FLOAT, INT32};
-use crate::formats::onnx::shape::{add, axis, mul, Out};
+use crate::formats::onnx::shape::{add, mul, Out};
 
 /// Ops whose every output is the first input's type.
 const SAME: &[&str] = &[
@@ -37,9 +38,13 @@ pub fn register(r: &mut Registry) {
     r.add(
         MS,
         &["LayerNormalization", "SimplifiedLayerNormalization"],
-        layer_norm,
+        elementwise::layer_norm,
     );
-    r.add(ONNX, &["SimplifiedLayerNormalization"], layer_norm);
+    r.add(
+        ONNX,
+        &["SimplifiedLayerNormalization"],
+        elementwise::layer_norm,
+    );
     r.add(MS, &["EmbedLayerNormalization"], embed_layer_norm);
     r.add(
         MS,
@@ -268,23 +273,6 @@ fn skip_layer_norm(c: &Ctx) -> Result<Out, String> {
             _ => x.ty(),
         })
         .collect();
-    Ok(out)
-}
-
-/// onnxruntime's `LayerNormalization` and `SimplifiedLayerNormalization`:
-/// statistics of `stash_type` with the dimensions from `axis` on set to 1.
-fn layer_norm(c: &Ctx) -> Result<Out, String> {
-    let x = c.x(0)?;
-    let a = axis(c.int("axis", -1), x.rank())?;
-    let mut stats = x.shape.clone();
-    stats[a..].iter_mut().for_each(|d| *d = 1);
-    let stash = i32::try_from(c.int("stash_type", FLOAT.into()))
-        .map_err(|_| "stash_type is out of range")?;
-    let mut out = vec![x.ty()];
-    out.extend(std::iter::repeat_n(
-        (stash, stats),
-        c.n_out().saturating_sub(1),
-    ));
     Ok(out)
 }
 
