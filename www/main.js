@@ -9,6 +9,7 @@ import * as charts from './charts.js';
 import * as teach from './teach.js';
 import { FIRST, GALLERY, example } from './gallery.js';
 import { LINK_LIMIT, packGraph, readGraph, readView, unpackGraph, viewUrl } from './share.js';
+import { demoView, demoZip } from './bundle.js';
 
 const $ = (id) => document.getElementById(id);
 const galleryBox = $('gallery');
@@ -29,6 +30,7 @@ const svgButton = $('download-svg');
 const jsonButton = $('download-json');
 const graphButton = $('download-graph');
 const shareButton = $('share');
+const demoButton = $('download-demo');
 const shareBox = $('share-box');
 const shareLink = $('share-link');
 const shareNote = $('share-note');
@@ -389,7 +391,7 @@ async function carryGraph() {
       state.origin = { ...state.origin, link: { g: packed } };
       remember();
     } else {
-      state.tooBig = `This graph packs to ${packed.length.toLocaleString('en-US')} characters, more than the ${LINK_LIMIT.toLocaleString('en-US')} a link can carry safely: the link keeps the options but opens the default example; download its Graph JSON to share it.`;
+      state.tooBig = `This graph packs to ${packed.length.toLocaleString('en-US')} characters, more than the ${LINK_LIMIT.toLocaleString('en-US')} a link can carry safely: the link keeps the options but opens the default example; use Download demo to share it as a static page, or download its Graph JSON.`;
     }
   } catch {
     // the link then keeps the options only, and says so
@@ -418,6 +420,30 @@ async function copyShare() {
     shareNote.textContent = `Copied. ${shareNote.textContent}`;
   } catch {
     // copying needs a permission some browsers withhold; the link is selected instead
+  }
+}
+
+/** Downloads the demo bundle: this page opening the graph (or NPU case) on show with this view first. */
+async function downloadDemo() {
+  if (!state.info) return;
+  const release = planner.hold();
+  try {
+    let file;
+    if (state.mode === 'graph') {
+      file = { name: 'graph.json', bytes: new TextEncoder().encode(await planner.request('export', {})) };
+    } else {
+      const { data } = planner.keptFile();
+      file = { name: 'case.json', bytes: data instanceof Blob ? new Uint8Array(await data.arrayBuffer()) : data };
+    }
+    const view = { ...currentView(), src: `demo/${file.name}` };
+    for (const key of ['g', 'example', 'dims', 'values']) delete view[key];
+    const query = new URL(viewUrl(location.href, view)).search;
+    const folder = `memplan-demo-${ui.fileName(state.info.name)}`;
+    ui.download(await demoZip(document.baseURI, folder, file, query), `${folder}.zip`);
+  } catch (e) {
+    if (!(e instanceof planner.Cancelled)) ui.showError(errorBox, 'Could not make the demo', e.message);
+  } finally {
+    release();
   }
 }
 
@@ -597,6 +623,7 @@ async function setup() {
     }
   });
   shareButton.addEventListener('click', onShare);
+  demoButton.addEventListener('click', downloadDemo);
   resetButton.addEventListener('click', charts.resetZoom);
   document.addEventListener('click', (e) => {
     const button = e.target.closest('button.png');
@@ -608,7 +635,9 @@ async function setup() {
   wireDrop();
   new ResizeObserver(() => charts.redraw()).observe(document.querySelector('main'));
 
-  const options = readView(location.search);
+  // a demo bundle opens its own graph and view when the address names none
+  const first = location.search === '' && location.hash === '' ? demoView(document) : null;
+  const options = readView(first ?? location.search);
   const carried = readGraph(location.hash);
   if (carried) {
     let opened = false;

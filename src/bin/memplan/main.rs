@@ -3,6 +3,7 @@
 mod bench;
 mod bench_import;
 mod bench_npu;
+mod demo;
 mod file_source;
 mod npu;
 mod npu_check;
@@ -39,6 +40,12 @@ usage:
   memplan export FILE [--out OUT|-] [--dim ...] [--input-shape ...] [--format F]
                                     the graph as memplan's JSON, without weights:
                                     plans the same, shares small
+  memplan demo FILE --out DIR [--page DIR] [--strategy NAME] [--view QUERY]
+                    [--dim ...] [--input-shape ...]
+                                    a static demo: the built page (from --page,
+                                    default .) opening FILE's graph first, for any
+                                    static host; --view adds page options
+                                    (e.g. 'compare=best-fit&select=3')
   memplan check FILE PLAN.json      check a plan written by `plan --json`
   memplan bench [DIR|FILE...] [--align N] [--strategy NAME]... [--budget MS]
                 [--deterministic] [--seed N] [--capacity SIZE]
@@ -120,6 +127,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             "plan" => plan(&mut args),
             "shapes" => shapes::run(&mut args),
             "export" => export(&mut args),
+            "demo" => demo::run(&mut args),
             "check" => check(&mut args),
             "bench" => bench::run(&mut args),
             "bench-npu" => bench_npu::run(&mut args),
