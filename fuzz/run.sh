@@ -10,7 +10,7 @@ shift || true
 shared=../../shared/corpus
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(native_json corpus_json minimalloc_csv detect npu_json npu_csv contest tflite onnx plan_check packed)
+  targets=(native_json corpus_json minimalloc_csv detect npu_json npu_csv contest tflite onnx plan_check packed text)
 fi
 
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
@@ -66,11 +66,13 @@ contest_seed() {
 }
 
 seed native_json ../examples/transformer_layer.json
+seed text ../examples/*.mgraph
 seed corpus_json "$shared"/graphs/*.json
 seed minimalloc_csv "$shared"/minimalloc/*.csv
 seed detect ../examples/transformer_layer.json "$shared"/graphs/hand_recrop.json \
   "$shared"/minimalloc/A.1048576.csv "$shared"/onnx/light_squeezenet.onnx \
-  "$shared"/tflite/hand_recrop.tflite ../examples/npu_tiny_matmul.json
+  "$shared"/tflite/hand_recrop.tflite ../examples/npu_tiny_matmul.json \
+  ../examples/residual_block.mgraph
 seed npu_json ../examples/npu_tiny_matmul.json "$shared"/npu/*.json
 npu_csv_seed
 contest_seed

@@ -9,6 +9,7 @@
 //! | `minimalloc` (CSV) | a header `id,lower,upper,size` |
 //! | `tflite` (FlatBuffers) | the file identifier `TFL3` at bytes 4..8 |
 //! | `onnx` (protobuf) | a `ModelProto` with a graph and an IR version or opset |
+//! | `text` (memplan text) | UTF-8 whose first statement is `graph NAME`, a tensor declaration or an op line (with `:`) |
 
 pub mod contest;
 mod corpus;
@@ -24,9 +25,11 @@ mod protobuf;
 mod size;
 mod sniff;
 pub mod source;
+mod text;
 mod tflite;
 
 pub use size::{format_size, parse_size};
+pub use text::write_text;
 
 use crate::error::Error;
 use crate::graph::Graph;
@@ -39,18 +42,20 @@ pub enum Format {
     MiniMalloc,
     Tflite,
     Onnx,
+    Text,
 }
 
 /// Largest input accepted: 256 MiB.
 pub const MAX_INPUT_BYTES: usize = 256 << 20;
 
 impl Format {
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Native,
         Format::Corpus,
         Format::MiniMalloc,
         Format::Tflite,
         Format::Onnx,
+        Format::Text,
     ];
 
     pub fn name(self) -> &'static str {
@@ -60,6 +65,7 @@ impl Format {
             Format::MiniMalloc => "minimalloc",
             Format::Tflite => "tflite",
             Format::Onnx => "onnx",
+            Format::Text => "text",
         }
     }
 
@@ -69,7 +75,7 @@ impl Format {
             .find(|f| f.name() == name)
             .ok_or_else(|| {
                 Error::usage(format!(
-                    "unknown format `{name}` (expected native, corpus, minimalloc, tflite or onnx)"
+                    "unknown format `{name}` (expected native, corpus, minimalloc, tflite, onnx or text)"
                 ))
             })
     }
@@ -98,8 +104,11 @@ impl Format {
         {
             return Ok(Format::MiniMalloc);
         }
+        if text::is_text(data) {
+            return Ok(Format::Text);
+        }
         Err(Error::usage(
-            "unrecognised input: expected a JSON graph (native or corpus), a MiniMalloc CSV with the header `id,lower,upper,size`, a TFLite or an ONNX model",
+            "unrecognised input: expected a JSON graph (native or corpus), a MiniMalloc CSV with the header `id,lower,upper,size`, memplan text (tensor lines `NAME SIZE`, op lines `NAME: INPUTS -> OUTPUTS`), a TFLite or an ONNX model",
         ))
     }
 }
@@ -232,6 +241,7 @@ pub fn read_with(
         Format::MiniMalloc => minimalloc::read(data, name),
         Format::Tflite => tflite::read(data, name, opts),
         Format::Onnx => onnx_shapes(data, name, opts).map(|(g, _)| g),
+        Format::Text => text::read(data, name),
     }
 }
 

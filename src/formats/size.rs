@@ -57,15 +57,28 @@ pub fn parse_size(text: &str) -> Result<u64, Error> {
     Ok(bytes)
 }
 
+/// The binary units, largest first.
+const UNITS: [(&str, u64); 4] = [
+    ("TiB", 1 << 40),
+    ("GiB", 1 << 30),
+    ("MiB", 1 << 20),
+    ("KiB", 1 << 10),
+];
+
+/// A size as one token that [`parse_size`] reads back: an exact `KiB`, `MiB`,
+/// `GiB` or `TiB` when there is one (`32MiB`), else bytes.
+pub fn size_token(bytes: u64) -> String {
+    for (unit, scale) in UNITS {
+        if bytes >= scale && bytes.is_multiple_of(scale) {
+            return format!("{}{unit}", bytes / scale);
+        }
+    }
+    bytes.to_string()
+}
+
 /// A size for people: exact bytes below 1 KiB, else two decimals in KiB, MiB or GiB
 /// (no decimals when exact).
 pub fn format_size(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 4] = [
-        ("TiB", 1 << 40),
-        ("GiB", 1 << 30),
-        ("MiB", 1 << 20),
-        ("KiB", 1 << 10),
-    ];
     for (unit, scale) in UNITS {
         if bytes >= scale {
             return if bytes.is_multiple_of(scale) {

@@ -37,9 +37,9 @@ usage:
                     [--value-shape NAME=DIMS]...
                                     every value of an ONNX model: shape, element type,
                                     bytes and where the shape came from
-  memplan export FILE [--out OUT|-] [--dim ...] [--input-shape ...] [--format F]
-                                    the graph as memplan's JSON, without weights:
-                                    plans the same, shares small
+  memplan export FILE [--out OUT|-] [--text] [--dim ...] [--input-shape ...] [--format F]
+                                    the graph as memplan's JSON (--text: memplan
+                                    text), without weights: plans the same, shares small
   memplan demo FILE --out DIR [--page DIR] [--strategy NAME] [--view QUERY]
                     [--dim ...] [--input-shape ...]
                                     a static demo: the built page (from --page,
@@ -400,23 +400,29 @@ fn search_text(
     s
 }
 
-/// `memplan export`: the graph as memplan's JSON.
+/// `memplan export`: the graph as memplan's JSON, or as memplan text (`--text`).
 fn export(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut common = Common::default();
     let (mut file, mut out) = (None::<PathBuf>, None::<String>);
+    let mut as_text = false;
     while let Some(arg) = Token::next(args)? {
         if common.take(&arg, args)? {
             continue;
         }
         match arg {
             Token::Long(l) if l == "out" => out = Some(args.value()?.string()?),
+            Token::Long(l) if l == "text" => as_text = true,
             Token::Value(v) if file.is_none() => file = Some(v.into()),
             other => return Err(other.unexpected()),
         }
     }
     let file = file.ok_or("export: missing FILE")?;
     let graph = load(&file, common.format, &common.read)?;
-    let text = formats::write_native(&graph);
+    let text = if as_text {
+        formats::write_text(&graph).map_err(|e| format!("{}: {e}", file.display()))?
+    } else {
+        formats::write_native(&graph)
+    };
     match out.as_deref() {
         None | Some("-") => print!("{text}"),
         Some(path) => {
