@@ -255,6 +255,13 @@ impl Session {
         formats::write_native(&self.graph)
     }
 
+    /// The graph on show in memplan's text format (see `formats::write_text`), for
+    /// the "Write a graph" panel; a graph with op bodies cannot be written so.
+    #[wasm_bindgen(js_name = exportText)]
+    pub fn export_text(&self) -> Result<String, JsError> {
+        formats::write_text(&self.graph).map_err(js_error)
+    }
+
     /// Shows body `index` of [`Session::info`]'s `bodies` (a negative index: the
     /// main graph) and analyses it; plans then place that body's arena.
     pub fn focus(&mut self, index: i32) -> Result<(), JsError> {

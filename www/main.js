@@ -8,7 +8,8 @@ import * as npu from './npu.js';
 import * as charts from './charts.js';
 import * as teach from './teach.js';
 import { FIRST, GALLERY, example } from './gallery.js';
-import { LINK_LIMIT, packGraph, readGraph, readView, unpackGraph, viewUrl } from './share.js';
+import { LINK_LIMIT, packGraph, readGraph, readText, readView, unpackGraph, viewUrl } from './share.js';
+import * as write from './write.js';
 import { demoView, demoZip } from './bundle.js';
 
 const $ = (id) => document.getElementById(id);
@@ -46,7 +47,7 @@ const modeParts = {
 };
 
 const DEFAULT_STRATEGY = 'greedy-size';
-const FORMATS_HINT = 'memplan reads its own JSON graphs, corpus JSON graphs, MiniMalloc CSV (id,lower,upper,size) and NPU cases (contest JSON with Nodes and Edges).';
+const FORMATS_HINT = 'memplan reads its own JSON and text graphs, corpus JSON graphs, MiniMalloc CSV (id,lower,upper,size) and NPU cases (contest JSON with Nodes and Edges).';
 
 let wasm = null;
 let planToken = 0;
@@ -64,14 +65,18 @@ function setMode(mode) {
   graphKind.textContent = mode === 'npu' ? 'NPU case' : 'graph';
 }
 
-/** Has the worker read file `name` (`data`: a Blob, or bytes) and, when it can, shows it with `options` (from a link); on failure keeps the old one. The page never reads a file itself, so a model of gigabytes opens. */
-async function load(data, name, origin, options = {}) {
+/** Has the worker read file `name` (`data`: a Blob, or bytes) and, when it can, shows it with `options` (from a link); on failure keeps the old one, and shows why (or hands the error to `failed`). The page never reads a file itself, so a model of gigabytes opens. */
+async function load(data, name, origin, options = {}, failed = null) {
   let opened;
   const read = { dims: { ...(options.dims ?? {}) }, values: { ...(options.values ?? {}) } };
   try {
     opened = await planner.request('open', { data, name, read });
   } catch (e) {
     if (e instanceof planner.Cancelled) return false;
+    if (failed) {
+      failed(e);
+      return false;
+    }
     const asked = /--value-shape (\S+)=DIMS/.exec(e.message);
     if (asked) {
       // a data-dependent size: the form asks for an upper bound and reopens
@@ -362,6 +367,13 @@ function currentView() {
   return view;
 }
 
+/** The options a typed graph is planned with: the controls', without a selection (the ids change as one types). */
+function typedOptions() {
+  const view = currentView();
+  delete view.select;
+  return view;
+}
+
 /** Keeps the address bar on the current view, so that reloading or copying it reopens it. */
 function remember() {
   if (!state.origin?.link) return;
@@ -374,6 +386,8 @@ function showShare() {
   shareLink.value = viewUrl(location.href, currentView());
   shareNote.textContent = state.origin?.link?.g
     ? 'The link carries the graph itself (without weights, in the part after # that no server sees) with these options and this selection.'
+    : state.origin?.link?.t
+      ? 'The link carries the text you wrote (in the part after # that no server sees) with these options.'
     : state.origin?.link
       ? 'The link opens this file with these options and this selection.'
       : state.packing
@@ -585,6 +599,14 @@ async function setup() {
   showStrategyAbout();
   charts.configure({ select, highlight: () => state.selected, changed: () => {}, draw });
   charts.wireDragging();
+  write.setup({
+    open: (blob, name, origin, failed, options) => load(blob, name, origin, options ?? typedOptions(), failed),
+    text: async () => {
+      if (state.mode !== 'graph') throw new Error('an NPU case is not a graph of tensors');
+      return planner.request('exportText', {});
+    },
+    example: (id) => openExample(id, { ...(example(id)?.options ?? {}) }),
+  });
   teach.setup({
     request: planner.request, LessonDrawing: wasm.LessonDrawing, size: wasm.formatSize, openExample, remember,
     showError: (title, detail) => ui.showError(errorBox, title, detail),
@@ -639,7 +661,22 @@ async function setup() {
   const first = location.search === '' && location.hash === '' ? demoView(document) : null;
   const options = readView(first ?? location.search);
   const carried = readGraph(location.hash);
-  if (carried) {
+  const typed = readText(location.hash);
+  if (typed) {
+    let text = null;
+    try {
+      text = await unpackGraph(typed);
+    } catch {
+      // a damaged link: said below
+    }
+    if (text === null) {
+      await openExample(FIRST, {});
+      ui.showError(errorBox, 'Could not read the text this link carries', 'The part of the link after #t= is damaged or cut short (chat tools cut long links); the example is shown instead.');
+    } else if (!await write.show(text, '', options)) {
+      // the panel says what is wrong with the text; the page shows the example meanwhile
+      await openExample(FIRST, {});
+    }
+  } else if (carried) {
     let opened = false;
     try {
       const text = await unpackGraph(carried);

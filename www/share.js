@@ -47,6 +47,12 @@ export function readGraph(hash) {
   return m ? m[1] : null;
 }
 
+/** The typed graph text a link carries in its fragment (`#t=...`, packed as {@link packGraph} packs), or null. */
+export function readText(hash) {
+  const m = /^#t=([A-Za-z0-9_-]+)$/.exec(hash);
+  return m ? m[1] : null;
+}
+
 /** Most characters of a link that carries a graph: chat tools and mail clients cut longer ones (many at 8,000 to 32,000), and every browser opens this many. */
 export const LINK_LIMIT = 16000;
 
@@ -71,10 +77,10 @@ export async function unpackGraph(packed) {
 export function viewUrl(base, view) {
   const url = new URL(base);
   url.search = '';
-  url.hash = view.g ? `g=${view.g}` : '';
+  url.hash = view.g ? `g=${view.g}` : view.t ? `t=${view.t}` : '';
   for (const key of KEYS) {
     let value = view[key];
-    if (view.g && (key === 'dims' || key === 'values')) continue; // the graph carries its dims
+    if ((view.g || view.t) && (key === 'dims' || key === 'values')) continue; // the graph carries its dims
     if (key === 'caps' && value) value = Object.entries(value).map(([k, v]) => `${k}=${v}`).join(',');
     if ((key === 'dims' || key === 'values') && value) value = Object.entries(value).map(([k, v]) => `${k}=${v}`).join(';');
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, `${value}`);

@@ -54,6 +54,10 @@ const handlers = {
   export() {
     return current('graph').exportGraph();
   },
+  /** The graph on show in memplan's text format (an error for a graph with op bodies). */
+  exportText() {
+    return current('graph').exportText();
+  },
   /** Walks plan `report` (JSON text this session made) for the Learn view. */
   lesson({ report }) {
     return current('graph').lesson(report);

@@ -38,6 +38,42 @@ async function carried(context, base) {
   await page.close();
 }
 
+/** The hostile chain in memplan's text format: every name quoted, with a hostile line that does not parse after it when `broken`. */
+function hostileText(broken = false) {
+  const q = (name) => `"${name.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  const lines = [`graph ${q(`${SCRIPT}${IMG}`)}`, `input ${q(NAMES[0])} 4KiB`];
+  NAMES.forEach((name, i) => {
+    const out = i + 1 < NAMES.length ? `${q(NAMES[i + 1])}=${4 * (i + 2)}KiB` : `${q(`out ${IMG}`)}=8KiB`;
+    lines.push(`${q(`op ${name}`)} ${q(SCRIPT)}: ${q(name)} -> ${out}`);
+  });
+  if (broken) lines.push(`${IMG} ${SVG}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Hostile text typed in the panel (then a hostile line that does not parse), and carried by a #t= link: names and errors are text. */
+async function typed(context, page, base) {
+  await page.locator('#write-open').click();
+  await settled(page);
+  await page.locator('#write-text').fill(hostileText());
+  await page.waitForTimeout(450);
+  await settled(page);
+  check('hostile text typed in the panel plans', (await text(page, 'graph-name')) === `${SCRIPT}${IMG}` && (await text(page, 'sum-valid')) === 'valid', await text(page, 'write-status'));
+  const found = await scanTooltips(page, 'time-address', [7, 5]);
+  check('its names show as text', found.some((f) => f.name === SCRIPT), found.map((f) => f.name).join(' | '));
+  await page.locator('#write-text').fill(hostileText(true));
+  await page.waitForTimeout(450);
+  await settled(page);
+  check('a hostile line that does not parse is named as text', (await text(page, 'write-line')).includes(IMG) && /line \d+/.test(await text(page, 'write-status')), await text(page, 'write-status'));
+  await clean(page, 'hostile text in the panel');
+  const packed = deflateRawSync(Buffer.from(hostileText())).toString('base64url');
+  const linked = await context.newPage();
+  await linked.goto(`${base}#t=${packed}`);
+  await settled(linked);
+  check('a link carrying hostile text opens it in the panel', (await linked.locator('#write-text').inputValue()) === hostileText() && (await text(linked, 'graph-name')) === `${SCRIPT}${IMG}`);
+  await clean(linked, 'a link carrying hostile text');
+  await linked.close();
+}
+
 /** Two ops feeding each other through hostile names: the error message names them. */
 function hostileCycle() {
   return JSON.stringify({
@@ -202,6 +238,7 @@ withBrowser(async (context, url) => {
   const share = await page.evaluate(() => location.href);
   check('the URL carries no hostile markup', !share.includes('<') && !share.includes('>'), share);
   await carried(context, page.url().split('?')[0].split('#')[0]);
+  await typed(context, page, page.url().split('?')[0].split('#')[0]);
   // the panics of panics() are logged by the panic hook, on purpose
   const real = problems.filter((p) => !p.includes('cycle') && !/boom in the (worker|page)/.test(p));
   check('no page errors', real.length === 0, real.join('; '));
