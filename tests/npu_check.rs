@@ -7,7 +7,7 @@ mod common;
 use common::memplan;
 use memplan::check::npu::{check_npu, NpuReport, NpuViolation, MAX_VIOLATIONS};
 use memplan::formats::contest::{ContestFile, ContestFiles};
-use memplan::formats::npu::{read_csv, read_json};
+use memplan::formats::npu::{read_csv, read_json, write_json};
 use memplan::npu::case::{default_levels, Case};
 use std::path::{Path, PathBuf};
 
@@ -467,6 +467,48 @@ fn csv_pair_and_json_read_the_same_case() {
     .unwrap();
     assert_eq!(from_csv, small("L0B"));
     assert!(from_csv.buffers[0].copy_in && !from_csv.buffers[1].copy_in);
+}
+
+/// `write_json` (how `memplan export` and a demo write a case) reads back to the
+/// same case, for every corpus case and the example.
+#[test]
+fn written_cases_read_back_the_same() {
+    let mut files = vec![PathBuf::from("examples/npu_tiny_matmul.json")];
+    if let Some(dir) = corpus() {
+        files.extend(common::files(&dir, "json"));
+    }
+    for file in &files {
+        let case = read_json(&std::fs::read(file).unwrap(), "c", default_levels()).unwrap();
+        let back = read_json(write_json(&case).as_bytes(), "c", default_levels()).unwrap();
+        assert_eq!(back, case, "{}", file.display());
+    }
+    assert!(
+        files.len() >= 6 || corpus().is_none(),
+        "{} cases",
+        files.len()
+    );
+}
+
+/// `memplan export` of the CSV pair writes the JSON of the same case.
+#[test]
+fn cli_exports_the_csv_pair_as_json() {
+    let dir = temp_dir("export-csv");
+    let (nodes, edges) = csv_pair(&small_json("L0B"));
+    std::fs::write(dir.join("small_Nodes.csv"), nodes).unwrap();
+    std::fs::write(dir.join("small_Edges.csv"), edges).unwrap();
+    let (code, out, err) = memplan(&["export", dir.join("small_Nodes.csv").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        read_json(out.as_bytes(), "small", default_levels()).unwrap(),
+        small("L0B")
+    );
+    let (code, _, err) = memplan(&[
+        "export",
+        dir.join("small_Nodes.csv").to_str().unwrap(),
+        "--text",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("contest JSON, not as text"), "{err}");
 }
 
 fn json_error(json: &str) -> String {

@@ -42,7 +42,7 @@ const graphName = $('graph-name');
 const graphSource = $('graph-source');
 const dropZone = $('drop');
 const modeParts = {
-  graph: [$('graph-options'), $('graph-summary'), $('graph-view'), $('download-graph')],
+  graph: [$('graph-options'), $('graph-summary'), $('graph-view')],
   npu: [$('npu-options'), $('npu-summary'), $('npu-view')],
 };
 
@@ -442,13 +442,8 @@ async function downloadDemo() {
   if (!state.info) return;
   const release = planner.hold();
   try {
-    let file;
-    if (state.mode === 'graph') {
-      file = { name: 'graph.json', bytes: new TextEncoder().encode(await planner.request('export', {})) };
-    } else {
-      const { data } = planner.keptFile();
-      file = { name: 'case.json', bytes: data instanceof Blob ? new Uint8Array(await data.arrayBuffer()) : data };
-    }
+    const name = state.mode === 'npu' ? 'case.json' : 'graph.json';
+    const file = { name, bytes: new TextEncoder().encode(await planner.request('export', {})) };
     const view = { ...currentView(), src: `demo/${file.name}` };
     for (const key of ['g', 'example', 'dims', 'values']) delete view[key];
     const query = new URL(viewUrl(location.href, view)).search;
@@ -636,10 +631,10 @@ async function setup() {
   svgButton.addEventListener('click', () => exporting('the SVG', () => offer(state.drawing.svg(), 'image/svg+xml', 'svg')));
   jsonButton.addEventListener('click', () => exporting('the plan', () => offer(state.drawing.json(), 'application/json', 'json')));
   graphButton.addEventListener('click', async () => {
-    if (state.mode !== 'graph') return;
     try {
       const text = await planner.request('export', {});
-      ui.download(new Blob([text], { type: 'application/json' }), `${ui.fileName(state.info.name)}-graph.json`);
+      const what = state.mode === 'npu' ? 'case' : 'graph';
+      ui.download(new Blob([text], { type: 'application/json' }), `${ui.fileName(state.info.name)}-${what}.json`);
     } catch (e) {
       if (!(e instanceof planner.Cancelled)) ui.showError(errorBox, 'Could not export the graph', e.message);
     }

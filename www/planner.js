@@ -81,11 +81,6 @@ export function keep(file) {
   kept = file;
 }
 
-/** The file the page shows, as {@link keep} was given it. */
-export function keptFile() {
-  return kept;
-}
-
 /** Sends `op` with `args` to the worker; resolves with its answer, rejects with its error or {@link Cancelled}. */
 export function request(op, args) {
   if (reopen && op !== 'open') {

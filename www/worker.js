@@ -50,9 +50,9 @@ const handlers = {
     session.focus(index);
     return { info: session.info() };
   },
-  /** The graph on show as memplan's JSON, without weights. */
+  /** The graph on show as memplan's JSON, without weights; an NPU case as contest JSON. */
   export() {
-    return current('graph').exportGraph();
+    return open?.mode === 'npu' ? open.session.exportCase() : current('graph').exportGraph();
   },
   /** The graph on show in memplan's text format (an error for a graph with op bodies). */
   exportText() {

@@ -4,8 +4,8 @@
 
 use super::json_error;
 use crate::error::Error;
-use crate::npu::case::{Case, Level, RawNode};
-use serde::Deserialize;
+use crate::npu::case::{Case, Level, Node, RawNode};
+use serde::{Deserialize, Serialize};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -27,6 +27,80 @@ struct FileNode {
     cycles: Option<u64>,
     #[serde(default)]
     bufs: Vec<u64>,
+}
+
+/// A node as [`write_json`] writes it: the contest's fields, absent ones left out.
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct OutNode<'a> {
+    id: usize,
+    op: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    buf_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<u64>,
+    #[serde(rename = "Type", skip_serializing_if = "Option::is_none")]
+    level: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pipe: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cycles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bufs: Option<Vec<u64>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct OutFile<'a> {
+    nodes: Vec<OutNode<'a>>,
+    edges: &'a [(u32, u32)],
+}
+
+/// `case` as contest JSON, which [`read_json`] reads back to the same case: how
+/// `memplan export` writes a case given as the CSV pair, and how a demo carries it.
+pub fn write_json(case: &Case) -> String {
+    let buffer = |b: u32, op: &'static str, id: usize| {
+        let buf = &case.buffers[b as usize];
+        OutNode {
+            id,
+            op,
+            buf_id: Some(buf.id),
+            size: Some(buf.size),
+            level: Some(&case.levels[buf.level].name),
+            pipe: None,
+            cycles: None,
+            bufs: None,
+        }
+    };
+    let nodes = case
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(id, node)| match node {
+            Node::Alloc(b) => buffer(*b, "ALLOC", id),
+            Node::Free(b) => buffer(*b, "FREE", id),
+            Node::Op(op) => OutNode {
+                id,
+                op: &op.op,
+                buf_id: None,
+                size: None,
+                level: None,
+                pipe: Some(op.pipe.name()),
+                cycles: Some(op.cycles),
+                bufs: Some(
+                    op.bufs
+                        .iter()
+                        .map(|&b| case.buffers[b as usize].id)
+                        .collect(),
+                ),
+            },
+        })
+        .collect();
+    let file = OutFile {
+        nodes,
+        edges: &case.edges,
+    };
+    serde_json::to_string(&file).expect("a case serialises") + "\n"
 }
 
 pub fn read_json(data: &[u8], name: &str, levels: Vec<Level>) -> Result<Case, Error> {

@@ -147,6 +147,13 @@ impl NpuSession {
         })
     }
 
+    /// The case as contest JSON (`formats::npu::write_json`), as `memplan export`
+    /// writes it.
+    #[wasm_bindgen(js_name = exportCase)]
+    pub fn export_case(&self) -> String {
+        crate::formats::npu::write_json(&self.case)
+    }
+
     /// Solves `problem` with `method` on the current levels and returns its numbers
     /// only, for comparing methods; the kept solution does not change.
     pub fn summary(&self, problem: u8, method: &str) -> Result<JsValue, JsError> {

@@ -227,7 +227,14 @@ async function exports(page) {
   rmSync(graphFile, { force: true });
   check('Graph JSON downloads and plans as the page did', exported.name === 'transformer_layer-graph.json' && again.peak?.includes('402653184 B') && again.check === 'valid', `${exported.name} ${JSON.stringify(again)}`);
   await openExample(page, 'flash-attention');
-  check('Graph JSON is offered for graphs only', !(await page.locator('#download-graph').isVisible()));
+  const caseFile = await downloaded(page, '#download-graph');
+  const casePath = join(tmpdir(), `memplan-case-${process.pid}.json`);
+  writeFileSync(casePath, caseFile.bytes);
+  const caseAgain = cli(['npu', casePath, '--problem', '1']);
+  const caseFirst = cli(['npu', 'www/gallery/FlashAttention_Case0.json', '--problem', '1']);
+  rmSync(casePath, { force: true });
+  check('an NPU case downloads as contest JSON that solves as the case', caseFile.name === 'FlashAttention_Case0-case.json'
+    && caseAgain.check !== undefined && JSON.stringify({ ...caseAgain, time: 0, case: 0 }) === JSON.stringify({ ...caseFirst, time: 0, case: 0 }), `${caseFile.name} ${JSON.stringify(caseAgain)}`);
   const npuJson = JSON.parse((await downloaded(page, '#download-json')).bytes.toString());
   const spills = Number(plain(await text(page, 'npu-spills')));
   check('NPU plan JSON has the levels, the spills shown and timed nodes',

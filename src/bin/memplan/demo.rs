@@ -61,19 +61,13 @@ pub(crate) fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::er
     Ok(ExitCode::SUCCESS)
 }
 
-/// The demo's file: an NPU case as it is, any other input as memplan's JSON.
+/// The demo's file: an NPU case as contest JSON, any other input as memplan's JSON.
 fn demo_file(
     file: &Path,
     common: &Common,
 ) -> Result<(&'static str, String), Box<dyn std::error::Error>> {
-    let small = std::fs::metadata(file).is_ok_and(|m| m.len() <= formats::MAX_INPUT_BYTES as u64);
-    if small {
-        let bytes =
-            std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        if formats::is_npu_case(&bytes) {
-            let text = String::from_utf8(bytes).map_err(|_| "the NPU case is not UTF-8 text")?;
-            return Ok(("case.json", text));
-        }
+    if let Some(case) = crate::npu_check::case_at(file)? {
+        return Ok(("case.json", formats::npu::write_json(&case)));
     }
     let graph = load(file, common.format, &common.read)?;
     Ok(("graph.json", formats::write_native(&graph)))

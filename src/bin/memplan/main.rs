@@ -417,11 +417,21 @@ fn export(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Err
         }
     }
     let file = file.ok_or("export: missing FILE")?;
-    let graph = load(&file, common.format, &common.read)?;
-    let text = if as_text {
+    let case = npu_check::case_at(&file)?;
+    let text = if let Some(case) = case {
+        if as_text {
+            return Err(format!(
+                "{}: an NPU case is written as contest JSON, not as text",
+                file.display()
+            )
+            .into());
+        }
+        formats::npu::write_json(&case)
+    } else if as_text {
+        let graph = load(&file, common.format, &common.read)?;
         formats::write_text(&graph).map_err(|e| format!("{}: {e}", file.display()))?
     } else {
-        formats::write_native(&graph)
+        formats::write_native(&load(&file, common.format, &common.read)?)
     };
     match out.as_deref() {
         None | Some("-") => print!("{text}"),

@@ -8,6 +8,7 @@ use memplan::formats::contest::{
     parse_memory, parse_schedule, parse_spills, ContestFile, ContestFiles,
 };
 use memplan::formats::npu::{read_csv, read_json};
+use memplan::formats::{is_npu_case, MAX_INPUT_BYTES};
 use memplan::npu::case::{default_levels, Case, Level};
 use memplan::Error;
 use std::fmt::Write;
@@ -78,6 +79,17 @@ pub(super) fn set_levels(levels: &mut Vec<Level>, spec: &str) -> Result<(), Erro
         }
     }
     Ok(())
+}
+
+/// The NPU case at `path` (JSON with `Nodes` and `Edges`, or `_Nodes.csv` beside
+/// its `_Edges.csv`) at the default capacities, or `None` when it is not one.
+pub(super) fn case_at(path: &Path) -> Result<Option<Case>, Error> {
+    let csv = path.to_str().is_some_and(|p| p.ends_with("_Nodes.csv"));
+    let small = std::fs::metadata(path).is_ok_and(|m| m.len() <= MAX_INPUT_BYTES as u64);
+    if csv || (small && is_npu_case(&read_file(path)?)) {
+        return load_case(path, default_levels()).map(Some);
+    }
+    Ok(None)
 }
 
 /// Reads a case from `<name>.json` or from `<name>_Nodes.csv` and its sibling
