@@ -18,6 +18,7 @@ pub mod pack;
 pub mod plan;
 pub mod render;
 pub mod teach;
+pub mod units;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 

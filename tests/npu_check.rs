@@ -6,7 +6,7 @@ mod common;
 
 use common::memplan;
 use memplan::check::npu::{check_npu, NpuReport, NpuViolation, MAX_VIOLATIONS};
-use memplan::formats::contest::{ContestFile, ContestFiles};
+use memplan::formats::contest::{self, ContestFile, ContestFiles};
 use memplan::formats::npu::{read_csv, read_json, write_json};
 use memplan::npu::case::{default_levels, Case};
 use std::path::{Path, PathBuf};
@@ -25,7 +25,7 @@ fn read_results(dir: &Path, case: &str, problem: u8) -> ContestFiles {
     } else {
         read(ContestFile::Memory)
     };
-    ContestFiles::parse(
+    contest::parse(
         &schedule,
         memory.as_deref(),
         read(ContestFile::Spill).as_deref(),
@@ -574,16 +574,16 @@ fn reader_rejects_a_size_larger_than_its_level() {
 #[test]
 fn contest_files_round_trip() {
     let f = files(&[2, 0, 1], &[(0, 16), (1, 0)], &[(1, 128)]);
-    let parsed = ContestFiles::parse(
-        f.render(ContestFile::Schedule).as_bytes(),
-        Some(f.render(ContestFile::Memory).as_bytes()),
-        Some(f.render(ContestFile::Spill).as_bytes()),
+    let parsed = contest::parse(
+        contest::render(&f, ContestFile::Schedule).as_bytes(),
+        Some(contest::render(&f, ContestFile::Memory).as_bytes()),
+        Some(contest::render(&f, ContestFile::Spill).as_bytes()),
     )
     .unwrap();
     assert_eq!(parsed, f);
-    assert_eq!(f.render(ContestFile::Memory), "0:16\n1:0\n");
+    assert_eq!(contest::render(&f, ContestFile::Memory), "0:16\n1:0\n");
     // blank lines, spaces, CRLF and a missing last newline are accepted
-    let loose = ContestFiles::parse(b"2\r\n\r\n 0 \n1", Some(b"0 : 16\n1:0\n\n"), None).unwrap();
+    let loose = contest::parse(b"2\r\n\r\n 0 \n1", Some(b"0 : 16\n1:0\n\n"), None).unwrap();
     assert_eq!(loose.schedule, [2, 0, 1]);
     assert_eq!(loose.memory, [(0, 16), (1, 0)]);
     assert!(loose.spills.is_empty());
@@ -596,7 +596,7 @@ fn contest_files_round_trip() {
 #[test]
 fn contest_files_name_the_bad_line() {
     let err = |s: &[u8], m: Option<&[u8]>, p: Option<&[u8]>| {
-        ContestFiles::parse(s, m, p).unwrap_err().to_string()
+        contest::parse(s, m, p).unwrap_err().to_string()
     };
     assert_eq!(
         err(b"0\n1\nx2\n", None, None),
@@ -620,7 +620,7 @@ fn contest_files_name_the_bad_line() {
 
 fn write_results(dir: &Path, f: &ContestFiles) {
     for file in ContestFile::ALL {
-        std::fs::write(dir.join(file.file_name("small")), f.render(file)).unwrap();
+        std::fs::write(dir.join(file.file_name("small")), contest::render(&f, file)).unwrap();
     }
 }
 

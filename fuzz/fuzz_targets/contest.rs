@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use memplan::check::npu::check_npu;
-use memplan::formats::contest::ContestFiles;
+use memplan::formats::contest;
 use memplan::formats::npu::read_json;
 use memplan::npu::case::{default_levels, Case};
 use std::sync::OnceLock;
@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
     let schedule = parts.next().unwrap_or_default();
     let memory = parts.next();
     let spills = parts.next();
-    if let Ok(files) = ContestFiles::parse(schedule, memory, spills) {
+    if let Ok(files) = contest::parse(schedule, memory, spills) {
         for problem in [1, 2] {
             let _ = check_npu(case(), problem, &files);
         }

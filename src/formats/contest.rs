@@ -11,78 +11,41 @@
 //! writing work on text only: the caller owns the filesystem.
 
 use crate::error::Error;
+pub use crate::npu::contest::{ContestFile, ContestFiles};
 
-/// The result files of one case, as written: nothing is resolved against a case.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ContestFiles {
-    /// Node ids in schedule order.
-    pub schedule: Vec<u64>,
-    /// `(BufId, Offset)` per memory line, in file order.
-    pub memory: Vec<(u64, u64)>,
-    /// `(BufId, NewOffset)` per spill, in spill order.
-    pub spills: Vec<(u64, u64)>,
+/// Parses the three files; an absent memory or spill file reads as empty.
+pub fn parse(
+    schedule: &[u8],
+    memory: Option<&[u8]>,
+    spills: Option<&[u8]>,
+) -> Result<ContestFiles, Error> {
+    Ok(ContestFiles {
+        schedule: parse_schedule(schedule)?,
+        memory: memory.map(parse_memory).transpose()?.unwrap_or_default(),
+        spills: spills.map(parse_spills).transpose()?.unwrap_or_default(),
+    })
 }
 
-/// Which of the three files.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ContestFile {
-    Schedule,
-    Memory,
-    Spill,
-}
-
-impl ContestFile {
-    pub const ALL: [ContestFile; 3] = [
-        ContestFile::Schedule,
-        ContestFile::Memory,
-        ContestFile::Spill,
-    ];
-
-    /// The file name for case `case`: `Matmul_Case0_schedule.txt`.
-    pub fn file_name(self, case: &str) -> String {
-        let suffix = match self {
-            ContestFile::Schedule => "schedule",
-            ContestFile::Memory => "memory",
-            ContestFile::Spill => "spill",
-        };
-        format!("{case}_{suffix}.txt")
-    }
-
-    fn format(self) -> &'static str {
-        match self {
-            ContestFile::Schedule => "contest schedule",
-            ContestFile::Memory => "contest memory",
-            ContestFile::Spill => "contest spill",
-        }
+/// The text of `file` of `files`, one line per entry, each line ending in a newline.
+pub fn render(files: &ContestFiles, file: ContestFile) -> String {
+    match file {
+        ContestFile::Schedule => files.schedule.iter().map(|id| format!("{id}\n")).collect(),
+        ContestFile::Memory => render_pairs(&files.memory),
+        ContestFile::Spill => render_pairs(&files.spills),
     }
 }
 
-impl ContestFiles {
-    /// Parses the three files; an absent memory or spill file reads as empty.
-    pub fn parse(
-        schedule: &[u8],
-        memory: Option<&[u8]>,
-        spills: Option<&[u8]>,
-    ) -> Result<ContestFiles, Error> {
-        Ok(ContestFiles {
-            schedule: parse_schedule(schedule)?,
-            memory: memory.map(parse_memory).transpose()?.unwrap_or_default(),
-            spills: spills.map(parse_spills).transpose()?.unwrap_or_default(),
-        })
-    }
-
-    /// The text of `file`, one line per entry, each line ending in a newline.
-    pub fn render(&self, file: ContestFile) -> String {
-        match file {
-            ContestFile::Schedule => self.schedule.iter().map(|id| format!("{id}\n")).collect(),
-            ContestFile::Memory => render_pairs(&self.memory),
-            ContestFile::Spill => render_pairs(&self.spills),
-        }
+/// The file kind as errors name it.
+fn format_name(file: ContestFile) -> &'static str {
+    match file {
+        ContestFile::Schedule => "contest schedule",
+        ContestFile::Memory => "contest memory",
+        ContestFile::Spill => "contest spill",
     }
 }
 
 pub fn parse_schedule(data: &[u8]) -> Result<Vec<u64>, Error> {
-    let format = ContestFile::Schedule.format();
+    let format = format_name(ContestFile::Schedule);
     lines(data, format)?
         .map(|(at, line)| {
             line.parse::<u64>()
@@ -100,7 +63,7 @@ pub fn parse_spills(data: &[u8]) -> Result<Vec<(u64, u64)>, Error> {
 }
 
 fn parse_pairs(data: &[u8], file: ContestFile) -> Result<Vec<(u64, u64)>, Error> {
-    let format = file.format();
+    let format = format_name(file);
     let offset_name = match file {
         ContestFile::Spill => "NewOffset",
         _ => "Offset",

@@ -22,13 +22,12 @@ pub mod npu;
 mod onnx;
 pub mod packed;
 mod protobuf;
-mod size;
 mod sniff;
 pub mod source;
 mod text;
 mod tflite;
 
-pub use size::{format_size, parse_size};
+pub use crate::units::{format_size, parse_size};
 pub use text::write_text;
 
 use crate::error::Error;

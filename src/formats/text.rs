@@ -34,10 +34,10 @@
 //! line, the declarations in tensor order, then the ops in order; reading it
 //! back gives the same graph. Free dimensions and notes are not written.
 
-use super::{parse_size, size::size_token};
 use crate::error::Error;
 use crate::graph::{Graph, Op, Role, Tensor, TensorId};
 use crate::liveness::Lifetime;
+use crate::units::{parse_size, size_token};
 use std::borrow::Cow;
 use std::collections::HashMap;
 

@@ -3,7 +3,7 @@
 
 use super::case::{Case, Node};
 use super::solve::Solution;
-use crate::formats::contest::ContestFiles;
+use crate::npu::contest::ContestFiles;
 use serde::Serialize;
 
 /// The contest files of `solution`: schedule, first offsets, spill offsets.

@@ -5,6 +5,7 @@
 mod cache;
 pub mod case;
 mod chain;
+pub mod contest;
 mod deps;
 pub mod export;
 pub mod pipes;

@@ -6,9 +6,9 @@
 //! Graphs too large to draw are summarised in words.
 
 use super::{legend, legend_layout, pool_colour, View, INK, PEAK};
-use crate::formats::format_size;
 use crate::plan::Plan;
 use crate::teach::{Lesson, Marks};
+use crate::units::format_size;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Serialize;

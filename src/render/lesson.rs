@@ -130,7 +130,7 @@ fn stack_label<DB: DrawingBackend>(
     colour: RGBColor,
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let size = crate::formats::format_size(bytes);
+    let size = crate::units::format_size(bytes);
     let text = if bytes == bound && bound > 0 {
         format!("{size}: the highest stack")
     } else {

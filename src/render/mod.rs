@@ -535,7 +535,7 @@ fn level_line<DB: DrawingBackend>(
     (name, colour, right, dashed): (&str, RGBColor, bool, bool),
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let text = format!("{name} {}", crate::formats::format_size(bytes));
+    let text = format!("{name} {}", crate::units::format_size(bytes));
     mark_level(
         chart,
         bytes as f64 / unit_bytes,
@@ -608,8 +608,8 @@ fn draw_report<DB: DrawingBackend>(
         "{}: {} (peak {}, lower bound {})",
         plan.graph,
         plan.strategy,
-        crate::formats::format_size(plan.peak_bytes),
-        crate::formats::format_size(plan.lower_bound)
+        crate::units::format_size(plan.peak_bytes),
+        crate::units::format_size(plan.lower_bound)
     );
     let top = top.titled(&title, view.font(16.0))?;
     time_address(&top, plan, &view)?;

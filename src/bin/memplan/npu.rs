@@ -49,7 +49,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         };
         for &file in wanted {
             let path = dir.join(file.file_name(&case.name));
-            std::fs::write(&path, files.render(file))
+            std::fs::write(&path, memplan::formats::contest::render(&files, file))
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
     }

@@ -26,8 +26,8 @@ mod violation;
 
 pub use violation::{EdgeOrigin, NodeRef, NpuViolation, Whereabouts};
 
-use crate::formats::contest::ContestFiles;
 use crate::npu::case::{Case, Node, OpNode, Pipe};
+use crate::npu::contest::ContestFiles;
 use std::collections::HashMap;
 
 /// At most this many violations are kept in a report; all are counted.

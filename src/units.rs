@@ -1,4 +1,5 @@
-//! Byte sizes written by people: `4096`, `64KiB`, `128 MiB`, `1.5GiB`, `2KB`.
+//! Byte sizes as people write and read them: `4096`, `64KiB`, `128 MiB`, `1.5GiB`,
+//! `2KB`. The readers parse them, the renderers and the CLI print them.
 
 use crate::error::Error;
 
