@@ -620,7 +620,7 @@ fn contest_files_name_the_bad_line() {
 
 fn write_results(dir: &Path, f: &ContestFiles) {
     for file in ContestFile::ALL {
-        std::fs::write(dir.join(file.file_name("small")), contest::render(&f, file)).unwrap();
+        std::fs::write(dir.join(file.file_name("small")), contest::render(f, file)).unwrap();
     }
 }
 
