@@ -21,9 +21,9 @@ if [[ "$have" != "$want" ]]; then
     cargo install wasm-bindgen-cli --version "=$want" --debug
 fi
 
-cargo build --release --lib --target "$target"
-wasm-bindgen --target web --out-dir www/pkg \
-    "target/$target/release/memplan.wasm"
+cargo build --release -p memplan-wasm --target "$target"
+wasm-bindgen --target web --out-dir www/pkg --out-name memplan \
+    "target/$target/release/memplan_wasm.wasm"
 echo "built www/pkg ($(du -h www/pkg/memplan_bg.wasm | cut -f1) wasm)"
 
 corpus=${CORPUS:-../shared/corpus}

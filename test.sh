@@ -15,7 +15,7 @@ echo "== wasm build"
 ./build.sh
 
 echo "== wasm API tests (wasm-bindgen-test in Node)"
-cargo test --release --lib --target wasm32-unknown-unknown
+cargo test --release -p memplan-wasm --lib --target wasm32-unknown-unknown
 
 echo "== browser test"
 if [ ! -d node_modules/playwright-core ]; then

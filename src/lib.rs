@@ -3,12 +3,13 @@
 //! The pipeline is a list of phase calls, one module each: order the ops
 //! ([`order`]), derive lifetimes and the lower bound ([`liveness`]), colour the
 //! interference graph into pools ([`interference`]), assign offsets ([`pack`]).
-//! [`check`] verifies any plan independently. Formats and the CLI are leaves:
-//! nothing in the core reads files or draws.
+//! [`check`] verifies any plan independently. The readers (`memplan-formats`),
+//! the charts (`memplan-render`), the page's wasm and the CLI are crates of their
+//! own above this one: nothing in the core reads files or draws, and Cargo keeps
+//! it so.
 
 pub mod check;
 pub mod error;
-pub mod formats;
 pub mod graph;
 pub mod interference;
 pub mod liveness;
@@ -16,11 +17,8 @@ pub mod npu;
 pub mod order;
 pub mod pack;
 pub mod plan;
-pub mod render;
 pub mod teach;
 pub mod units;
-#[cfg(target_arch = "wasm32")]
-mod wasm;
 
 pub use error::Error;
 pub use graph::Graph;

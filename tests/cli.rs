@@ -237,7 +237,7 @@ fn deterministic_budget_is_the_library_work_budget() {
     ]);
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let graph = memplan::formats::read(&std::fs::read(file).unwrap(), None, "A").unwrap();
+    let graph = memplan_formats::read(&std::fs::read(file).unwrap(), None, "A").unwrap();
     let analysis = memplan::analyse(&graph, &memplan::Options::default()).unwrap();
     let units = 30 * memplan::pack::budget::WORK_PER_MS;
     let mut budget = memplan::Budget::work(units);
@@ -343,7 +343,7 @@ fn a_closed_stdout_ends_quietly() {
         ops.join(",")
     );
     let path = temp("chain4000.json", &graph);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_memplan"))
+    let mut child = std::process::Command::new(common::memplan_binary())
         .args(["plan", path.to_str().unwrap(), "--json", "-"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

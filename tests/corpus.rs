@@ -3,7 +3,8 @@
 
 mod common;
 
-use memplan::{check, formats, Options, PackOptions, Strategy};
+use memplan::{check, Options, PackOptions, Strategy};
+use memplan_formats as formats;
 
 #[test]
 fn reference_graphs_match_their_stats_and_every_plan_checks() {

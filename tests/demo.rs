@@ -132,7 +132,7 @@ fn an_npu_case_is_bundled_as_contest_json() {
     assert_eq!(code, 0, "{stderr}");
     let read = |path: &Path| {
         let data = std::fs::read(path).unwrap();
-        memplan::formats::npu::read_json(&data, "c", default_levels()).unwrap()
+        memplan_formats::npu::read_json(&data, "c", default_levels()).unwrap()
     };
     assert_eq!(read(&out.join("demo/case.json")), read(Path::new(case)));
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();

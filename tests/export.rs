@@ -3,8 +3,8 @@
 
 mod common;
 
-use memplan::formats::{self, ReadOptions};
 use memplan::{check, Options, Strategy};
+use memplan_formats::{self as formats, ReadOptions};
 
 /// The input dims of a model of `models/` (those of its reference), else none.
 fn input_dims(path: &std::path::Path, dir: &str, stem: &str) -> ReadOptions {

@@ -1,6 +1,6 @@
 //! Readers: detection, the native format, MiniMalloc CSV, and clear errors on bad input.
 
-use memplan::formats::{format_size, parse_size, read, Format};
+use memplan_formats::{format_size, parse_size, read, Format};
 
 fn err(data: &str) -> String {
     read(data.as_bytes(), None, "f").unwrap_err().to_string()
@@ -136,7 +136,7 @@ fn minimalloc_errors_give_the_line() {
 
 #[test]
 fn oversized_input_is_refused() {
-    let big = vec![b' '; memplan::formats::MAX_INPUT_BYTES + 1];
+    let big = vec![b' '; memplan_formats::MAX_INPUT_BYTES + 1];
     assert!(read(&big, None, "big")
         .unwrap_err()
         .to_string()

@@ -4,9 +4,9 @@
 
 mod common;
 
-use memplan::formats::{self, Format, ReadOptions};
 use memplan::graph::{Graph, Role};
 use memplan::{check, Options, Strategy};
+use memplan_formats::{self as formats, Format, ReadOptions};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -511,7 +511,7 @@ fn cli_plans_models_and_takes_input_shapes() {
         return;
     };
     let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_memplan"))
+        let out = std::process::Command::new(common::memplan_binary())
             .args(args)
             .output()
             .unwrap();

@@ -39,7 +39,7 @@ fn peak_of<T>(f: impl FnOnce() -> T) -> (usize, T) {
 
 /// Reads `text` and returns the peak heap per byte of input, and whether it read.
 fn per_byte(text: &str) -> (f64, bool) {
-    let (peak, read) = peak_of(|| memplan::formats::read(text.as_bytes(), None, "big").is_ok());
+    let (peak, read) = peak_of(|| memplan_formats::read(text.as_bytes(), None, "big").is_ok());
     (peak as f64 / text.len() as f64, read)
 }
 
@@ -85,7 +85,7 @@ fn many_small_tensors() {
 mod common;
 
 use common::pb;
-use memplan::formats::source::Source;
+use memplan_formats::source::Source;
 use std::io::{Seek, SeekFrom, Write};
 
 /// A file read by ranges, as the CLI reads models.
@@ -213,7 +213,7 @@ fn a_three_gigabyte_model_imports_without_its_weights() {
     let src = FileSource(file, len);
     let started = std::time::Instant::now();
     let (peak, g) =
-        peak_of(|| memplan::formats::read_source(&src, None, "big", &Default::default()));
+        peak_of(|| memplan_formats::read_source(&src, None, "big", &Default::default()));
     let ms = started.elapsed().as_secs_f64() * 1e3;
     std::fs::remove_file(&path).ok();
     let g = g.unwrap();
@@ -251,7 +251,7 @@ fn external_data_is_never_opened() {
         pb::node("relu", "Relu", &["m"], &["z"]),
     ];
     let data = pb::model_with(&[2, 1024], &[w], &nodes);
-    let (peak, g) = peak_of(|| memplan::formats::read(&data, None, "ext"));
+    let (peak, g) = peak_of(|| memplan_formats::read(&data, None, "ext"));
     let g = g.unwrap();
     assert_eq!(
         g.tensors.iter().find(|t| t.name == "m").unwrap().size,
@@ -295,7 +295,7 @@ fn a_three_gigabyte_tflite_model_imports_without_its_weights() {
     let src = FileSource(std::fs::File::open(&path).unwrap(), len);
     let started = std::time::Instant::now();
     let (peak, g) =
-        peak_of(|| memplan::formats::read_source(&src, None, "big", &Default::default()));
+        peak_of(|| memplan_formats::read_source(&src, None, "big", &Default::default()));
     let ms = started.elapsed().as_secs_f64() * 1e3;
     std::fs::remove_file(&path).ok();
     let g = g.unwrap();

@@ -6,9 +6,9 @@ mod common;
 
 use common::memplan;
 use memplan::check::npu::{check_npu, NpuReport, NpuViolation, MAX_VIOLATIONS};
-use memplan::formats::contest::{self, ContestFile, ContestFiles};
-use memplan::formats::npu::{read_csv, read_json, write_json};
 use memplan::npu::case::{default_levels, Case};
+use memplan_formats::contest::{self, ContestFile, ContestFiles};
+use memplan_formats::npu::{read_csv, read_json, write_json};
 use std::path::{Path, PathBuf};
 
 // ---- the published results

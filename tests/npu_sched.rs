@@ -4,10 +4,10 @@
 mod common;
 
 use memplan::check::npu::check_npu;
-use memplan::formats::npu::read_json;
 use memplan::npu::case::default_levels;
 use memplan::npu::export::contest_files;
 use memplan::npu::solve::{solve, solve_placed, Method};
+use memplan_formats::npu::read_json;
 
 fn case(name: &str) -> Option<memplan::npu::Case> {
     let path = common::corpus_dir("npu")?.join(format!("{name}.json"));

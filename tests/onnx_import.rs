@@ -4,8 +4,8 @@
 mod common;
 
 use common::pb;
-use memplan::formats::{self, ReadOptions};
 use memplan::graph::{Graph, Role};
+use memplan_formats::{self as formats, ReadOptions};
 
 fn size(g: &Graph, name: &str) -> u64 {
     g.tensors.iter().find(|t| t.name == name).unwrap().size

@@ -6,9 +6,9 @@
 mod common;
 
 use memplan::check;
-use memplan::formats::{self, ReadOptions};
 use memplan::graph::{Graph, Role};
 use memplan::{Options, Strategy};
+use memplan_formats::{self as formats, ReadOptions};
 use serde_json::Value;
 use std::collections::BTreeMap;
 

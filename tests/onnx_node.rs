@@ -4,7 +4,7 @@
 
 mod common;
 
-use memplan::formats::{self, ReadOptions};
+use memplan_formats::{self as formats, ReadOptions};
 use serde_json::Value;
 use std::collections::BTreeMap;
 

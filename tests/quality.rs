@@ -7,7 +7,8 @@ mod common;
 use memplan::graph::{Graph, Role, Tensor};
 use memplan::liveness::{Buffer, Lifetime};
 use memplan::order::OrderKind;
-use memplan::{check, formats, Budget, Options, PackOptions, Plan, Strategy};
+use memplan::{check, Budget, Options, PackOptions, Plan, Strategy};
+use memplan_formats as formats;
 
 /// Buffers with given lifetimes, as a graph without ops.
 fn intervals(spec: &[(u32, u32, u64)]) -> Graph {

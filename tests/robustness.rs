@@ -6,11 +6,11 @@
 
 mod common;
 
-use memplan::formats::{self, Format, MAX_INPUT_BYTES};
 use memplan::graph::{Graph, Op, Role, Tensor, TensorId, MAX_TENSOR_BYTES, MAX_TOTAL_BYTES};
 use memplan::liveness::{Lifetime, LiveOptions};
 use memplan::order::OrderKind;
 use memplan::{check, Options, PackOptions, Strategy};
+use memplan_formats::{self as formats, Format, MAX_INPUT_BYTES};
 use std::time::{Duration, Instant};
 
 fn arena(name: String, size: u64) -> Tensor {

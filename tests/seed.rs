@@ -4,7 +4,8 @@
 mod common;
 
 use common::MIB;
-use memplan::{check, formats, liveness, Options, Strategy};
+use memplan::{check, liveness, Options, Strategy};
+use memplan_formats as formats;
 
 fn example() -> memplan::Graph {
     let path = concat!(

@@ -4,10 +4,10 @@
 
 mod common;
 
-use memplan::formats::{self, Format};
 use memplan::graph::{Graph, Op, Role, Tensor, TensorId};
 use memplan::liveness::Lifetime;
 use memplan::{check, Options, Strategy};
+use memplan_formats::{self as formats, Format};
 use std::path::{Path, PathBuf};
 
 /// The JSON files of `dir`, sorted.

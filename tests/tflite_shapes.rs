@@ -8,9 +8,9 @@ mod common;
 
 use common::fb::tfl::{self, Model};
 use common::fb::Table;
-use memplan::formats::{self, ReadOptions};
 use memplan::graph::{FreeDim, Graph, Role};
 use memplan::{check, Options, Strategy};
+use memplan_formats::{self as formats, ReadOptions};
 
 fn read(
     m: &Model,

@@ -5,8 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use memplan::check::npu::check_npu;
-use memplan::formats::contest;
-use memplan::formats::npu::read_json;
+use memplan_formats::contest;
+use memplan_formats::npu::read_json;
 use memplan::npu::case::{default_levels, Case};
 use std::sync::OnceLock;
 

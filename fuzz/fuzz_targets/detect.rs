@@ -2,11 +2,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memplan::formats::read;
+use memplan_formats::read;
 use memplan_fuzz::plan_and_check;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = memplan::formats::is_npu_case(data);
+    let _ = memplan_formats::is_npu_case(data);
     if let Ok(graph) = read(data, None, "fuzz") {
         plan_and_check(&graph);
     }

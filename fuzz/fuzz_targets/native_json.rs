@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memplan::formats::{read, Format};
+use memplan_formats::{read, Format};
 use memplan_fuzz::plan_and_check;
 
 fuzz_target!(|data: &[u8]| {

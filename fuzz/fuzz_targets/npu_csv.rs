@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memplan::formats::npu::read_csv;
+use memplan_formats::npu::read_csv;
 use memplan::npu::case::default_levels;
 
 fuzz_target!(|data: &[u8]| {

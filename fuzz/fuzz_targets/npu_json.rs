@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memplan::formats::npu::read_json;
+use memplan_formats::npu::read_json;
 use memplan::npu::case::default_levels;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memplan::formats::{read_with, Format, ReadOptions};
+use memplan_formats::{read_with, Format, ReadOptions};
 use memplan::Graph;
 use memplan_fuzz::plan_and_check;
 

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memplan::formats::packed::{pack, unpack};
+use memplan_formats::packed::{pack, unpack};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok((head, tensors)) = unpack(data) {

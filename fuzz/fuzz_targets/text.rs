@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memplan::formats::{read, write_text, Format};
+use memplan_formats::{read, write_text, Format};
 use memplan_fuzz::plan_and_check;
 
 fuzz_target!(|data: &[u8]| {

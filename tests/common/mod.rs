@@ -35,9 +35,7 @@ pub fn graph(tensors: &[(&str, u64)], ops: &[(&str, &[u32], &[u32])]) -> Graph {
 /// The shared corpus directory `sub`, or `None` (with a message) when it is absent
 /// outside CI. In CI (`CI` set) a missing corpus fails the test.
 pub fn corpus_dir(sub: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(sub);
+    let dir = root().join("../shared/corpus").join(sub);
     if dir.is_dir() {
         return Some(dir);
     }
@@ -64,11 +62,44 @@ pub fn files(dir: &std::path::Path, ext: &str) -> Vec<PathBuf> {
 
 pub const MIB: u64 = 1 << 20;
 
+/// The workspace's root (where `Cargo.lock` is): these helpers serve the tests of
+/// the core in `tests/` and those of the crates under `crates/`.
+pub fn root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let found = here.ancestors().find(|d| d.join("Cargo.lock").is_file());
+    found.unwrap_or(&here).to_path_buf()
+}
+
+/// The `memplan` binary of the CLI crate, beside this test's own build (in
+/// `target/<profile>/`), built first if needed: the CLI is a crate of its own, so
+/// Cargo gives the core's tests no path to it.
+pub fn memplan_binary() -> &'static std::path::Path {
+    static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BINARY.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap();
+        let dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut build = std::process::Command::new(cargo);
+        build.args(["build", "--quiet", "-p", "memplan-cli", "--bin", "memplan"]);
+        if dir.file_name().is_some_and(|n| n == "release") {
+            build.arg("--release");
+        }
+        let status = build
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .unwrap();
+        assert!(status.success(), "building the memplan CLI failed");
+        let binary = dir.join(format!("memplan{}", std::env::consts::EXE_SUFFIX));
+        assert!(binary.is_file(), "no CLI at {}", binary.display());
+        binary
+    })
+}
+
 /// Runs the `memplan` binary in the project root: exit code, stdout, stderr.
 pub fn memplan(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memplan"))
+    let out = std::process::Command::new(memplan_binary())
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(root())
         .output()
         .unwrap();
     (

@@ -1,0 +1,112 @@
+//! `memplan bench-import`: how long importing each model takes (median of
+//! several runs) and the most heap it holds at once, with what it found.
+
+use super::file_source::FileSource;
+use super::{Common, Token};
+use memplan_formats as formats;
+use memplan_formats::source::Source;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// The heap in use and its high-water mark, counted by the binary's allocator.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+pub struct Counting;
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(live, Ordering::Relaxed);
+        System.alloc(layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        System.dealloc(ptr, layout)
+    }
+}
+
+const RUNS: usize = 5;
+const DEFAULT_DIR: &str = "../shared/corpus/models";
+
+pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let mut common = Common::default();
+    let mut inputs: Vec<PathBuf> = Vec::new();
+    while let Some(arg) = Token::next(args)? {
+        if common.take(&arg, args)? {
+            continue;
+        }
+        match arg {
+            Token::Value(v) => inputs.push(v.into()),
+            other => return Err(other.unexpected()),
+        }
+    }
+    if inputs.is_empty() {
+        inputs.push(DEFAULT_DIR.into());
+    }
+    let mut files = Vec::new();
+    for input in &inputs {
+        if input.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(input)
+                .map_err(|e| format!("cannot read {}: {e}", input.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "onnx" || e == "tflite"))
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(input.clone());
+        }
+    }
+    println!(
+        "{:<36} {:>8} {:>6} {:>7} {:>6} {:>10} {:>12}",
+        "model", "MB", "ops", "arena", "bodies", "import ms", "peak heap MB"
+    );
+    let mut failed = 0;
+    for file in &files {
+        let src = FileSource::open(file)?;
+        let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut times = Vec::with_capacity(RUNS);
+        let mut peak = 0;
+        let mut last = None;
+        for _ in 0..RUNS {
+            let before = LIVE.load(Ordering::Relaxed);
+            PEAK.store(before, Ordering::Relaxed);
+            let started = Instant::now();
+            let graph = formats::read_source(&src, common.format, stem, &common.read);
+            times.push(started.elapsed().as_secs_f64() * 1e3);
+            peak = peak.max(PEAK.load(Ordering::Relaxed) - before);
+            last = Some(graph);
+        }
+        times.sort_by(f64::total_cmp);
+        match last.expect("at least one run") {
+            Ok(g) => println!(
+                "{:<36} {:>8.2} {:>6} {:>7} {:>6} {:>10.2} {:>12.2}",
+                name,
+                src.size() as f64 / 1e6,
+                g.ops.len(),
+                g.arena_tensors().count(),
+                g.subgraphs.len(),
+                times[RUNS / 2],
+                peak as f64 / 1e6
+            ),
+            Err(e) => {
+                failed += 1;
+                println!("{name:<36} error: {e}");
+            }
+        }
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

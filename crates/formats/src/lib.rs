@@ -1,0 +1,308 @@
+//! Readers from file contents to a [`Graph`]: leaves around the core. Also the
+//! writers of the contest's result files (`contest`) and of the packed plan report
+//! the page's worker hands over (`packed`).
+//!
+//! | format | detected by |
+//! |---|---|
+//! | `native` (our JSON) | a JSON object whose `tensors` carry `size` |
+//! | `corpus` (reference graph JSON) | a JSON object whose `tensors` carry `bytes` and `kind` |
+//! | `minimalloc` (CSV) | a header `id,lower,upper,size` |
+//! | `tflite` (FlatBuffers) | the file identifier `TFL3` at bytes 4..8 |
+//! | `onnx` (protobuf) | a `ModelProto` with a graph and an IR version or opset |
+//! | `text` (memplan text) | UTF-8 whose first statement is `graph NAME`, a tensor declaration or an op line (with `:`) |
+
+pub mod contest;
+mod corpus;
+mod flatbuf;
+mod import;
+mod minimalloc;
+mod native;
+pub use native::write as write_native;
+pub mod npu;
+mod onnx;
+pub mod packed;
+mod protobuf;
+mod sniff;
+pub mod source;
+mod text;
+mod tflite;
+
+pub use memplan::units::{format_size, parse_size};
+pub use text::write_text;
+
+use memplan::error::Error;
+use memplan::graph::Graph;
+use source::Source;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Native,
+    Corpus,
+    MiniMalloc,
+    Tflite,
+    Onnx,
+    Text,
+}
+
+/// Largest input accepted: 256 MiB.
+pub const MAX_INPUT_BYTES: usize = 256 << 20;
+
+impl Format {
+    pub const ALL: [Format; 6] = [
+        Format::Native,
+        Format::Corpus,
+        Format::MiniMalloc,
+        Format::Tflite,
+        Format::Onnx,
+        Format::Text,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Native => "native",
+            Format::Corpus => "corpus",
+            Format::MiniMalloc => "minimalloc",
+            Format::Tflite => "tflite",
+            Format::Onnx => "onnx",
+            Format::Text => "text",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Result<Format, Error> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| {
+                Error::usage(format!(
+                    "unknown format `{name}` (expected native, corpus, minimalloc, tflite, onnx or text)"
+                ))
+            })
+    }
+
+    /// Guesses the format from the content; `name` (a file name) breaks no ties but
+    /// names the graph.
+    pub fn detect(data: &[u8]) -> Result<Format, Error> {
+        if tflite::is_tflite(data) {
+            return Ok(Format::Tflite);
+        }
+        if onnx::is_onnx(data) {
+            return Ok(Format::Onnx);
+        }
+        let text = std::str::from_utf8(&data[..data.len().min(4096)]).unwrap_or("");
+        let head = text.trim_start_matches('\u{feff}').trim_start();
+        if head.starts_with('{') {
+            let keys: sniff::Keys = serde_json::from_slice(data).map_err(|e| {
+                Error::parse("json", Some(format!("line {}", e.line())), e.to_string())
+            })?;
+            return detect_json(&keys);
+        }
+        let first = head.lines().next().unwrap_or("").trim();
+        if first
+            .replace(' ', "")
+            .eq_ignore_ascii_case("id,lower,upper,size")
+        {
+            return Ok(Format::MiniMalloc);
+        }
+        if text::is_text(data) {
+            return Ok(Format::Text);
+        }
+        Err(Error::usage(
+            "unrecognised input: expected a JSON graph (native or corpus), a MiniMalloc CSV with the header `id,lower,upper,size`, memplan text (tensor lines `NAME SIZE`, op lines `NAME: INPUTS -> OUTPUTS`), a TFLite or an ONNX model",
+        ))
+    }
+}
+
+/// True for an NPU scheduling case in contest JSON (`Nodes` and `Edges`), which
+/// `memplan npu` reads rather than the arena planner.
+pub fn is_npu_case(data: &[u8]) -> bool {
+    let head = std::str::from_utf8(&data[..data.len().min(4096)]).unwrap_or("");
+    head.trim_start().starts_with('{')
+        && serde_json::from_slice::<sniff::Keys>(data).is_ok_and(|k| k.is_npu())
+}
+
+fn detect_json(keys: &sniff::Keys) -> Result<Format, Error> {
+    if keys.is_npu() {
+        return Err(Error::usage(
+            "this is an NPU scheduling case (`Nodes`/`Edges`): use `memplan npu`",
+        ));
+    }
+    match &keys.tensors {
+        Some(first) if first.has("bytes") && first.has("kind") => Ok(Format::Corpus),
+        Some(_) => Ok(Format::Native),
+        None if keys.ops.is_some() => Ok(Format::Native),
+        None => Err(Error::usage(
+            "unrecognised JSON: expected an object with `tensors` and `ops`",
+        )),
+    }
+}
+
+/// Options for reading models.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Shapes of named ONNX graph inputs, replacing their declared or symbolic
+    /// dimensions (which otherwise default to 1).
+    pub input_shapes: Vec<(String, Vec<u64>)>,
+    /// Shapes of named ONNX values: upper bounds for sizes that depend on input
+    /// values (`NonZero`, a `Loop` without a constant trip count ...).
+    pub value_shapes: Vec<(String, Vec<u64>)>,
+    /// Ignore the ONNX file's `value_info` and declared output types, so that
+    /// every shape is memplan's own inference.
+    pub no_declared: bool,
+    /// Values of named free input dimensions (`batch=4`, or `x:2=48` for an
+    /// unnamed one), wherever they occur.
+    pub dims: Vec<(String, u64)>,
+}
+
+/// Parses `NAME=VALUE` of `--dim`: `seq=128`.
+pub fn parse_dim(text: &str) -> Result<(String, u64), Error> {
+    let bad = || Error::usage(format!("`{text}` is not NAME=VALUE (e.g. seq=128)"));
+    let (name, v) = text.rsplit_once('=').ok_or_else(bad)?;
+    let v = v.trim().parse::<u64>().map_err(|_| bad())?;
+    if name.is_empty() {
+        return Err(bad());
+    }
+    Ok((name.to_string(), v))
+}
+
+pub use onnx::{covered_ops as onnx_ops, Source as ShapeSource, ValueShape};
+
+/// Every value of an ONNX model's main graph with its shape, element type, bytes
+/// and where the shape came from (`memplan shapes`), and the graph.
+pub fn onnx_shapes(
+    data: &[u8],
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Graph, Vec<ValueShape>), Error> {
+    check_size(data)?;
+    onnx_shapes_source(&data, name, opts)
+}
+
+/// [`onnx_shapes`] on an input read by ranges: a model of any size, read without
+/// its weights.
+pub fn onnx_shapes_source(
+    src: &dyn Source,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Graph, Vec<ValueShape>), Error> {
+    let o = onnx::Options {
+        input_shapes: &opts.input_shapes,
+        value_shapes: &opts.value_shapes,
+        no_declared: opts.no_declared,
+        dims: &opts.dims,
+    };
+    let imported = onnx::import(src, name, &o)?;
+    Ok((imported.graph, imported.values))
+}
+
+/// Parses `NAME=DIMS` with dimensions separated by `x` or `,`: `data=1x3x224x224`;
+/// `NAME=` or `NAME=scalar` gives a rank-0 shape.
+pub fn parse_input_shape(text: &str) -> Result<(String, Vec<u64>), Error> {
+    let bad = || {
+        Error::usage(format!(
+            "`{text}` is not NAME=DIMS (e.g. data=1x3x224x224, or n=scalar)"
+        ))
+    };
+    let (name, dims) = text.rsplit_once('=').ok_or_else(bad)?;
+    let dims = if dims.trim().is_empty() || dims.trim() == "scalar" {
+        Vec::new()
+    } else {
+        dims.split(['x', 'X', ','])
+            .map(|d| d.trim().parse::<u64>().map_err(|_| bad()))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    if name.is_empty() {
+        return Err(bad());
+    }
+    Ok((name.to_string(), dims))
+}
+
+/// Reads a graph; `format` forces a format, else it is detected. `name` is used
+/// when the file does not name the graph (models always take it).
+pub fn read(data: &[u8], format: Option<Format>, name: &str) -> Result<Graph, Error> {
+    read_with(data, format, name, &ReadOptions::default())
+}
+
+/// [`read`] with options for the model importers.
+pub fn read_with(
+    data: &[u8],
+    format: Option<Format>,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<Graph, Error> {
+    check_size(data)?;
+    let format = match format {
+        Some(f) => f,
+        None => Format::detect(data)?,
+    };
+    match format {
+        Format::Native => native::read(data, name),
+        Format::Corpus => corpus::read(data, name),
+        Format::MiniMalloc => minimalloc::read(data, name),
+        Format::Tflite => tflite::read(data, name, opts),
+        Format::Onnx => onnx_shapes(data, name, opts).map(|(g, _)| g),
+        Format::Text => text::read(data, name),
+    }
+}
+
+/// Reads a graph from an input read by ranges: an ONNX or TFLite model of any size
+/// is read without its weights; other formats are read whole, within
+/// [`MAX_INPUT_BYTES`].
+pub fn read_source(
+    src: &dyn Source,
+    format: Option<Format>,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<Graph, Error> {
+    let format = match format {
+        Some(f) => f,
+        None => {
+            let mut head = vec![0; src.size().min(4096) as usize];
+            src.read_at(0, &mut head)?;
+            if tflite::is_tflite(&head) {
+                Format::Tflite
+            } else if onnx::is_onnx_source(src) {
+                Format::Onnx
+            } else {
+                Format::detect(&whole(src)?)?
+            }
+        }
+    };
+    match format {
+        Format::Onnx => onnx_shapes_source(src, name, opts).map(|(g, _)| g),
+        Format::Tflite => tflite::read_source(src, name, opts),
+        other => read_with(&whole(src)?, Some(other), name, opts),
+    }
+}
+
+/// All of `src`, within [`MAX_INPUT_BYTES`].
+fn whole(src: &dyn Source) -> Result<Vec<u8>, Error> {
+    if src.size() > MAX_INPUT_BYTES as u64 {
+        return Err(Error::limit(
+            "the input size in bytes (only ONNX and TFLite models may be larger)",
+            src.size(),
+            MAX_INPUT_BYTES as u64,
+        ));
+    }
+    let mut data = vec![0; src.size() as usize];
+    src.read_at(0, &mut data)?;
+    Ok(data)
+}
+
+fn check_size(data: &[u8]) -> Result<(), Error> {
+    if data.len() > MAX_INPUT_BYTES {
+        return Err(Error::limit(
+            "the input size in bytes",
+            data.len() as u64,
+            MAX_INPUT_BYTES as u64,
+        ));
+    }
+    Ok(())
+}
+
+fn json_error(format: &'static str, e: serde_json::Error) -> Error {
+    Error::parse(
+        format,
+        Some(format!("line {} column {}", e.line(), e.column())),
+        e.to_string(),
+    )
+}

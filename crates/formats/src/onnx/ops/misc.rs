@@ -1,0 +1,473 @@
+//! Ops whose sizes depend on values (`NonZero`, `Unique`, `NonMaxSuppression`
+//! ...), string ops, optionals, `ai.onnx.ml` models and
+//! `ai.onnx.preview.training` optimisers.
+
+use super::layout::data_dependent;
+use super::{Ctx, Registry, ML, ONNX, TRAINING};
+use crate::onnx::dtype::{BOOL, FLOAT, INT64, STRING, UINT8};
+use crate::onnx::shape::{axis, broadcast, product, Info, Out};
+
+pub fn register(r: &mut Registry) {
+    r.add(ONNX, &["NonZero"], non_zero);
+    r.add(ONNX, &["Compress"], compress);
+    r.add(ONNX, &["Unique"], unique);
+    r.add(ONNX, &["NonMaxSuppression"], non_max_suppression);
+    r.add(ONNX, &["ImageDecoder"], image_decoder);
+    r.add(ONNX, &["StringNormalizer"], string_normalizer);
+    r.add(ONNX, &["StringSplit"], string_split);
+    r.add(ONNX, &["StringConcat"], string_concat);
+    r.add(ONNX, &["RegexFullMatch"], regex_full_match);
+    r.add(ONNX, &["TfIdfVectorizer"], tf_idf);
+    r.add_values(ONNX, &["Optional"], optional);
+    r.add_values(ONNX, &["OptionalGetElement"], optional_get_element);
+    r.add(ONNX, &["OptionalHasElement"], optional_has_element);
+    r.add(ML, &["LabelEncoder"], label_encoder);
+    r.add(ML, &["Binarizer", "Imputer"], same);
+    r.add(ML, &["Scaler", "Normalizer"], to_float);
+    r.add(ML, &["ArrayFeatureExtractor"], array_feature_extractor);
+    r.add(ML, &["OneHotEncoder"], one_hot_encoder);
+    r.add(ML, &["FeatureVectorizer"], feature_vectorizer);
+    r.add(
+        ML,
+        &["TreeEnsemble", "TreeEnsembleRegressor"],
+        tree_regressor,
+    );
+    r.add(ML, &["TreeEnsembleClassifier"], tree_classifier);
+    r.add(ML, &["LinearClassifier", "SVMClassifier"], tree_classifier);
+    r.add(ML, &["LinearRegressor", "SVMRegressor"], linear_regressor);
+    r.add(ML, &["CategoryMapper"], category_mapper);
+    r.add(TRAINING, &["Adagrad", "Momentum", "Adam"], optimizer);
+    r.add(TRAINING, &["Gradient"], gradient);
+}
+
+fn same(c: &Ctx) -> Result<Out, String> {
+    c.same()
+}
+
+/// Nonzero elements of a constant, when its contents are known.
+fn nonzero_count(x: &Info, limit: usize) -> Option<i64> {
+    let values = x.data.as_ref()?.floats();
+    Some(values.iter().take(limit).filter(|&&v| v != 0.0).count() as i64)
+}
+
+/// `[rank, count]`: the count is known only for a constant input.
+fn non_zero(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    let n = nonzero_count(x, usize::MAX)
+        .ok_or_else(|| data_dependent("the number of nonzero elements of the input"))?;
+    Ok(vec![(INT64, vec![x.rank().max(1) as i64, n])])
+}
+
+/// The input with the slices its `condition` keeps (along `axis`, else flattened).
+fn compress(c: &Ctx) -> Result<Out, String> {
+    let (x, cond) = (c.x(0)?, c.x(1)?);
+    let a = match c.attr("axis") {
+        Some(_) => Some(axis(c.int("axis", 0), x.rank())?),
+        None => None,
+    };
+    let len = match a {
+        Some(a) => x.shape[a],
+        None => product(&x.shape)?,
+    };
+    let n = nonzero_count(cond, usize::try_from(len).unwrap_or(usize::MAX))
+        .ok_or_else(|| data_dependent("the number of true values in its condition"))?;
+    let shape = match a {
+        Some(a) => {
+            let mut s = x.shape.clone();
+            s[a] = n;
+            s
+        }
+        None => vec![n],
+    };
+    Ok(vec![(x.dtype, shape)])
+}
+
+fn unique(_: &Ctx) -> Result<Out, String> {
+    Err(data_dependent("the number of distinct values of the input"))
+}
+
+fn non_max_suppression(_: &Ctx) -> Result<Out, String> {
+    Err(data_dependent("the number of boxes selected"))
+}
+
+fn image_decoder(_: &Ctx) -> Result<Out, String> {
+    Err(data_dependent("the image's size is in its encoded bytes"))
+}
+
+/// `[C]` or `[1, C]` strings; stop words make `C` smaller by as many as match.
+fn string_normalizer(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    if !matches!(x.shape[..], [_] | [1, _]) {
+        return Err(format!("an input of {:?}, not [C] or [1, C]", x.shape));
+    }
+    if c.attr("stopwords").is_some_and(|a| a.strings > 0) {
+        return Err(data_dependent("the number of stop words the input holds"));
+    }
+    Ok(vec![(STRING, x.shape.clone())])
+}
+
+/// Substrings (one more axis, as long as the most substrings) and their counts.
+fn string_split(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    let counts = (INT64, x.shape.clone());
+    if c.node.outputs.first().is_some_and(|o| o.is_empty()) {
+        return Ok(vec![(STRING, vec![]), counts]);
+    }
+    Err(data_dependent(
+        "the number of substrings of the longest split",
+    ))
+}
+
+fn string_concat(c: &Ctx) -> Result<Out, String> {
+    let (a, b) = (c.x(0)?, c.x(1)?);
+    Ok(vec![(STRING, broadcast(&[&a.shape, &b.shape])?)])
+}
+
+fn regex_full_match(c: &Ctx) -> Result<Out, String> {
+    Ok(vec![(BOOL, c.x(0)?.shape.clone())])
+}
+
+/// `[max(ngram_indexes) + 1]` or `[N, max(ngram_indexes) + 1]` floats.
+fn tf_idf(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    let indexes = c.ints("ngram_indexes").unwrap_or(&[]);
+    let top = indexes.iter().copied().max().ok_or("no ngram_indexes")?;
+    if indexes.iter().any(|&i| i < 0) {
+        return Err("a negative ngram index".into());
+    }
+    let width = top + 1;
+    match x.shape[..] {
+        [_] => Ok(vec![(FLOAT, vec![width])]),
+        [n, _] => Ok(vec![(FLOAT, vec![n, width])]),
+        _ => Err(format!("an input of rank {}, not 1 or 2", x.rank())),
+    }
+}
+
+/// An optional holds its input (a tensor or a sequence); an empty one (no
+/// input) holds nothing, kept as an empty tensor.
+fn optional(c: &Ctx) -> Result<Vec<Info>, String> {
+    match c.opt(0) {
+        Some(x) => Ok(vec![x.clone()]),
+        None => Ok(vec![Info::new(UINT8, vec![0])]),
+    }
+}
+
+fn optional_get_element(c: &Ctx) -> Result<Vec<Info>, String> {
+    Ok(vec![c.x(0)?.clone()])
+}
+
+fn optional_has_element(_: &Ctx) -> Result<Out, String> {
+    Ok(vec![(BOOL, vec![])])
+}
+
+/// The input's shape; the type of the values mapped to (the `values_*`
+/// attribute from version 2, the other of string and int64 before).
+fn label_encoder(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    let dtype = if c.opset < 2 {
+        match x.dtype {
+            STRING => INT64,
+            INT64 => STRING,
+            t => return Err(format!("an input of type {t}, not string or int64")),
+        }
+    } else if let Some(t) = c.attr("values_tensor").and_then(|a| a.t.as_ref()) {
+        t.data_type
+    } else if c.attr("values_strings").is_some() {
+        STRING
+    } else if c.attr("values_int64s").is_some() {
+        INT64
+    } else if c.attr("values_floats").is_some() {
+        FLOAT
+    } else {
+        return Err("no values_* attribute".into());
+    };
+    Ok(vec![(dtype, x.shape.clone())])
+}
+
+fn to_float(c: &Ctx) -> Result<Out, String> {
+    Ok(vec![(FLOAT, c.x(0)?.shape.clone())])
+}
+
+/// The input with its last axis replaced by the number of indices (a 1-D input
+/// gives `[1, indices]`).
+fn array_feature_extractor(c: &Ctx) -> Result<Out, String> {
+    let (x, idx) = (c.x(0)?, c.x(1)?);
+    let n = product(&idx.shape)?;
+    let mut shape = match x.rank() {
+        0 => return Err("a scalar input".into()),
+        1 => vec![1],
+        r => x.shape[..r - 1].to_vec(),
+    };
+    shape.push(n);
+    Ok(vec![(x.dtype, shape)])
+}
+
+/// The input with one more axis, one per category.
+fn one_hot_encoder(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    let n = match (c.ints("cats_int64s"), c.attr("cats_strings")) {
+        (Some(ints), None) => ints.len(),
+        (None, Some(s)) => s.strings,
+        _ => return Err("not exactly one of cats_int64s and cats_strings".into()),
+    };
+    let mut shape = x.shape.clone();
+    shape.push(n as i64);
+    Ok(vec![(FLOAT, shape)])
+}
+
+/// The batch of a `[N, F]` input (1 for a 1-D one).
+fn batch(x: &Info) -> Result<i64, String> {
+    match x.shape[..] {
+        [_] => Ok(1),
+        [n, _] => Ok(n),
+        _ => Err(format!("an input of rank {}, not 1 or 2", x.rank())),
+    }
+}
+
+/// `[N, sum(inputdimensions)]` floats.
+fn feature_vectorizer(c: &Ctx) -> Result<Out, String> {
+    let n = batch(c.x(0)?)?;
+    let dims = c.ints("inputdimensions").ok_or("no inputdimensions")?;
+    let width = dims
+        .iter()
+        .try_fold(0i64, |s, &d| s.checked_add(d))
+        .ok_or("a dimension overflows")?;
+    Ok(vec![(FLOAT, vec![n, width])])
+}
+
+/// `[N, n_targets]`: the input's type for `TreeEnsemble`, float for the regressor.
+fn tree_regressor(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    let n = batch(x)?;
+    let ids = if c.node.op_type == "TreeEnsemble" {
+        "leaf_targetids"
+    } else {
+        "target_ids"
+    };
+    let targets = match c.attr("n_targets").and_then(|a| a.i) {
+        Some(t) => t,
+        None => {
+            let top = c
+                .ints(ids)
+                .and_then(|t| t.iter().max())
+                .ok_or("no n_targets")?;
+            top.checked_add(1).ok_or("a target id overflows")?
+        }
+    };
+    let dtype = if c.node.op_type == "TreeEnsemble" {
+        x.dtype
+    } else {
+        FLOAT
+    };
+    Ok(vec![(dtype, vec![n, targets])])
+}
+
+/// The top class `[N]` (string or int64 labels) and the scores `[N, classes]`.
+fn tree_classifier(c: &Ctx) -> Result<Out, String> {
+    let n = batch(c.x(0)?)?;
+    let strings = c.attr("classlabels_strings").map_or(0, |a| a.strings);
+    let (dtype, classes) = if strings > 0 {
+        (STRING, strings)
+    } else {
+        let ints = c.ints("classlabels_int64s").unwrap_or(&[]);
+        if ints.is_empty() {
+            return Err("no classlabels_strings or classlabels_int64s".into());
+        }
+        (INT64, ints.len())
+    };
+    Ok(vec![(dtype, vec![n]), (FLOAT, vec![n, classes as i64])])
+}
+
+/// `[N, targets]` floats.
+fn linear_regressor(c: &Ctx) -> Result<Out, String> {
+    let n = batch(c.x(0)?)?;
+    Ok(vec![(FLOAT, vec![n, c.int("targets", 1)])])
+}
+
+/// Strings to int64s and back, in the input's shape.
+fn category_mapper(c: &Ctx) -> Result<Out, String> {
+    let x = c.x(0)?;
+    let dtype = if x.dtype == STRING { INT64 } else { STRING };
+    Ok(vec![(dtype, x.shape.clone())])
+}
+
+/// `Adagrad`, `Momentum`, `Adam`: inputs `R, T`, then groups of `n` tensors
+/// (`X, G, H` / `X, G, V` / `X, G, V, H`); the outputs are the new `X`, then the
+/// new state groups, each shaped like its input.
+fn optimizer(c: &Ctx) -> Result<Out, String> {
+    let groups = if c.node.op_type == "Adam" { 4 } else { 3 };
+    let tensors = c.inputs.len().saturating_sub(2);
+    let n = tensors / groups;
+    if n == 0 || !tensors.is_multiple_of(groups) || c.n_out() > n * (groups - 1) {
+        return Err(format!(
+            "{} inputs and {} outputs",
+            c.inputs.len(),
+            c.n_out()
+        ));
+    }
+    (0..c.n_out())
+        .map(|j| {
+            let group = if j < n { 0 } else { j / n + 1 };
+            Ok(c.x(2 + group * n + j % n)?.ty())
+        })
+        .collect()
+}
+
+/// The gradients with respect to `xs`: the first inputs, which are their values.
+fn gradient(c: &Ctx) -> Result<Out, String> {
+    let xs = c.attr("xs").map_or(0, |a| a.strings);
+    if c.n_out() != xs || xs > c.inputs.len() {
+        return Err(format!(
+            "{} outputs for {xs} xs and {} inputs",
+            c.n_out(),
+            c.inputs.len()
+        ));
+    }
+    (0..xs).map(|i| Ok(c.x(i)?.ty())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::*;
+    use crate::onnx::shape::{Data, Info};
+
+    #[test]
+    fn optimizers_update_their_inputs() {
+        let ins = [
+            t(&[]),
+            k(&[], &[0]),
+            t(&[1]),
+            t(&[2]),
+            t(&[1]),
+            t(&[2]),
+            t(&[1]),
+            t(&[2]),
+            t(&[1]),
+            t(&[2]),
+        ];
+        let n = node("Adam", vec![], 6);
+        assert_eq!(
+            shapes(run(optimizer, &n, 1, &ins).unwrap()),
+            vec![vec![1], vec![2], vec![1], vec![2], vec![1], vec![2]]
+        );
+        let n = node("Momentum", vec![], 4);
+        assert!(run(optimizer, &n, 1, &ins[..9]).is_err());
+        let ins = [t(&[]), k(&[], &[0]), t(&[3]), t(&[3]), t(&[4])];
+        let n = node("Adagrad", vec![], 2);
+        assert_eq!(
+            shapes(run(optimizer, &n, 1, &ins).unwrap()),
+            vec![vec![3], vec![4]]
+        );
+        let n = node("Gradient", vec![strings("xs", 2)], 2);
+        assert_eq!(
+            shapes(run(gradient, &n, 1, &[t(&[2]), t(&[3]), t(&[4])]).unwrap()),
+            vec![vec![2], vec![3]]
+        );
+        let n = node("Gradient", vec![strings("xs", 3)], 2);
+        assert!(run(gradient, &n, 1, &[t(&[2]), t(&[3]), t(&[4])]).is_err());
+    }
+
+    #[test]
+    fn known_conditions_give_sizes() {
+        let n = node("Compress", vec![int("axis", 0)], 1);
+        let cond = Some(Info {
+            data: Some(Data::Int(vec![0, 1, 1])),
+            konst: true,
+            ..Info::new(BOOL, vec![3])
+        });
+        assert_eq!(
+            shapes(run(compress, &n, 11, &[t(&[3, 2]), cond.clone()]).unwrap())[0],
+            vec![2, 2]
+        );
+        let n = node("Compress", vec![], 1);
+        assert_eq!(
+            shapes(run(compress, &n, 11, &[t(&[3, 2]), cond.clone()]).unwrap())[0],
+            vec![2]
+        );
+        let err = run(compress, &n, 11, &[t(&[3, 2]), t(&[3])]).unwrap_err();
+        assert!(err.starts_with(super::super::DATA_DEPENDENT), "{err}");
+        let n = node("NonZero", vec![], 1);
+        assert_eq!(
+            run(non_zero, &n, 13, &[cond]).unwrap(),
+            vec![(INT64, vec![1, 2])]
+        );
+        assert!(run(non_zero, &n, 13, &[t(&[3])]).is_err());
+    }
+
+    #[test]
+    fn ml_types_follow_their_attributes() {
+        let x = Some(Info::new(STRING, vec![5]));
+        let n = node("LabelEncoder", vec![], 1);
+        assert_eq!(
+            run(label_encoder, &n, 1, std::slice::from_ref(&x)).unwrap(),
+            vec![(INT64, vec![5])]
+        );
+        let n = node(
+            "LabelEncoder",
+            vec![strings("keys_strings", 2), ints("values_int64s", &[1, 2])],
+            1,
+        );
+        assert_eq!(
+            run(label_encoder, &n, 2, std::slice::from_ref(&x)).unwrap(),
+            vec![(INT64, vec![5])]
+        );
+        assert!(run(label_encoder, &node("LabelEncoder", vec![], 1), 2, &[x]).is_err());
+        let n = node(
+            "TreeEnsembleRegressor",
+            vec![ints("target_ids", &[0, 2, 1])],
+            1,
+        );
+        assert_eq!(
+            run(tree_regressor, &n, 3, &[t(&[7, 4])]).unwrap(),
+            vec![(FLOAT, vec![7, 3])]
+        );
+        let n = node(
+            "TreeEnsembleClassifier",
+            vec![strings("classlabels_strings", 3)],
+            2,
+        );
+        let out = run(tree_classifier, &n, 3, &[t(&[7, 4])]).unwrap();
+        assert_eq!(out, vec![(STRING, vec![7]), (FLOAT, vec![7, 3])]);
+        let n = node("ArrayFeatureExtractor", vec![], 1);
+        assert_eq!(
+            shapes(run(array_feature_extractor, &n, 1, &[t(&[4]), k(&[2], &[0, 1])]).unwrap())[0],
+            vec![1, 2]
+        );
+        let n = node("OneHotEncoder", vec![ints("cats_int64s", &[1, 2, 3])], 1);
+        assert_eq!(
+            shapes(run(one_hot_encoder, &n, 1, &[t(&[2, 4])]).unwrap())[0],
+            vec![2, 4, 3]
+        );
+        let n = node(
+            "FeatureVectorizer",
+            vec![ints("inputdimensions", &[2, 3])],
+            1,
+        );
+        assert_eq!(
+            shapes(run(feature_vectorizer, &n, 1, &[t(&[5, 2]), t(&[5, 3])]).unwrap())[0],
+            vec![5, 5]
+        );
+    }
+
+    #[test]
+    fn strings_without_stop_words_keep_their_shape() {
+        let x = Some(Info::new(STRING, vec![1, 4]));
+        let n = node("StringNormalizer", vec![], 1);
+        assert_eq!(
+            run(string_normalizer, &n, 10, std::slice::from_ref(&x)).unwrap(),
+            vec![(STRING, vec![1, 4])]
+        );
+        let n = node("StringNormalizer", vec![strings("stopwords", 1)], 1);
+        assert!(run(string_normalizer, &n, 10, &[x]).is_err());
+        let n = node(
+            "TfIdfVectorizer",
+            vec![ints("ngram_indexes", &[0, 6, 3])],
+            1,
+        );
+        assert_eq!(
+            run(tf_idf, &n, 9, &[k(&[2, 6], &[])]).unwrap(),
+            vec![(FLOAT, vec![2, 7])]
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! Plan reports packed for the hand-off from the worker to the page: a JSON head
+//! (the report with an empty tensor list, and `plan.placed` counting the tensors)
+//! and the tensors as little-endian records, so that the page reads a million
+//! tensors without parsing 160 MB of JSON.
+//!
+//! Layout: `MPK1`, the head's length (u32) and the head, the tensor count (u32),
+//! then per tensor: id (u32), size (u64), start (u32), end (u32), offset (u64),
+//! pool (u32), the name's length in bytes (u32) and the name (UTF-8).
+
+use memplan::plan::Placement;
+
+const MAGIC: &[u8; 4] = b"MPK1";
+
+/// Bytes of a record besides the name.
+const FIXED: usize = 4 + 8 + 4 + 4 + 8 + 4 + 4;
+
+/// `head` (JSON text) and `tensors`, packed.
+pub fn pack(head: &str, tensors: &[Placement]) -> Vec<u8> {
+    let names: usize = tensors.iter().map(|t| t.name.len()).sum();
+    let mut out = Vec::with_capacity(12 + head.len() + FIXED * tensors.len() + names);
+    out.extend_from_slice(MAGIC);
+    put_len(&mut out, head.len());
+    out.extend_from_slice(head.as_bytes());
+    put_len(&mut out, tensors.len());
+    for t in tensors {
+        out.extend_from_slice(&t.id.to_le_bytes());
+        out.extend_from_slice(&t.size.to_le_bytes());
+        out.extend_from_slice(&t.start.to_le_bytes());
+        out.extend_from_slice(&t.end.to_le_bytes());
+        out.extend_from_slice(&t.offset.to_le_bytes());
+        out.extend_from_slice(&t.pool.to_le_bytes());
+        put_len(&mut out, t.name.len());
+        out.extend_from_slice(t.name.as_bytes());
+    }
+    out
+}
+
+fn put_len(out: &mut Vec<u8>, len: usize) {
+    let len = u32::try_from(len).expect("under 4 GiB: inputs are limited to 256 MiB");
+    out.extend_from_slice(&len.to_le_bytes());
+}
+
+/// The head (JSON text) and the tensors of `bytes`, or what is wrong with them.
+pub fn unpack(bytes: &[u8]) -> Result<(&str, Vec<Placement>), String> {
+    let mut r = Reader { bytes, at: 0 };
+    if r.take(4)? != MAGIC {
+        return Err("not a packed plan report".into());
+    }
+    let len = r.u32()? as usize;
+    let head = std::str::from_utf8(r.take(len)?).map_err(|_| "the report head is not UTF-8")?;
+    let count = r.u32()? as usize;
+    // every record takes FIXED bytes at least: a count beyond that is a lie
+    if count > (bytes.len() - r.at) / FIXED {
+        return Err(format!("{count} tensors cannot fit in the packed report"));
+    }
+    let mut tensors = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (id, size, start, end) = (r.u32()?, r.u64()?, r.u32()?, r.u32()?);
+        let (offset, pool, len) = (r.u64()?, r.u32()?, r.u32()? as usize);
+        let name = std::str::from_utf8(r.take(len)?).map_err(|_| "a tensor name is not UTF-8")?;
+        tensors.push(Placement {
+            id,
+            name: name.to_string(),
+            size,
+            start,
+            end,
+            offset,
+            pool,
+        });
+    }
+    if r.at != bytes.len() {
+        return Err("bytes left after the last tensor".into());
+    }
+    Ok((head, tensors))
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&end| end <= self.bytes.len())
+            .ok_or("the packed report ends early")?;
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64(&mut self) -> Result<u64, String> {
+        let b = self.take(8)?;
+        Ok(u64::from_le_bytes(b.try_into().expect("eight bytes")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tensor(id: u32, name: &str) -> Placement {
+        Placement {
+            id,
+            name: name.into(),
+            size: u64::MAX - u64::from(id),
+            start: id,
+            end: id + 3,
+            offset: 1 << 40,
+            pool: 7,
+        }
+    }
+
+    #[test]
+    fn a_report_comes_back_as_it_went() {
+        let tensors = vec![tensor(0, "x"), tensor(5, ""), tensor(9, "<img src=x> ünï")];
+        let bytes = pack(r#"{"a": 1}"#, &tensors);
+        let (head, back) = unpack(&bytes).unwrap();
+        assert_eq!(head, r#"{"a": 1}"#);
+        assert_eq!(back, tensors);
+    }
+
+    #[test]
+    fn every_truncation_and_a_lying_count_are_errors() {
+        let bytes = pack("{}", &[tensor(1, "name"), tensor(2, "other")]);
+        for cut in 0..bytes.len() {
+            assert!(unpack(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert!(unpack(&extra).is_err());
+        let mut lying = bytes.clone();
+        let at = 4 + 4 + 2;
+        lying[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(unpack(&lying).unwrap_err().contains("cannot fit"));
+        let mut magic = bytes;
+        magic[0] = b'X';
+        assert!(unpack(&magic).is_err());
+    }
+}

@@ -1,0 +1,452 @@
+//! The charts rendered to SVG from the seed example, checked by content.
+
+#[path = "../../../tests/common/mod.rs"]
+mod common;
+
+use memplan::{Options, Strategy};
+use memplan_render::plotters;
+use memplan_render::{self as render, View};
+use plotters::prelude::*;
+
+const EXAMPLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../examples/transformer_layer.json"
+);
+
+fn example() -> (memplan::Plan, Vec<(u32, u64)>) {
+    let data = std::fs::read(EXAMPLE).unwrap();
+    let graph = memplan_formats::read(&data, None, "transformer_layer").unwrap();
+    let analysis = memplan::analyse(&graph, &Options::default()).unwrap();
+    let plan = analysis.plan(&graph, Strategy::GreedySize);
+    assert!(memplan::check::check(&graph, &plan).is_empty());
+    (plan, memplan::liveness::profile(&analysis.liveness.buffers))
+}
+
+#[test]
+fn time_address_draws_every_tensor_and_both_lines() {
+    let (plan, _) = example();
+    let mut svg = String::new();
+    let frame = {
+        let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
+        let frame = render::time_address(&root, &plan, &View::default()).unwrap();
+        root.present().unwrap();
+        frame
+    };
+    // one filled rectangle and one edge per tensor, plus label backgrounds
+    assert!(
+        svg.matches("<rect").count() >= 2 * plan.tensors.len(),
+        "{svg}"
+    );
+    assert!(svg.contains("peak 384 MiB"));
+    assert!(svg.contains("lower bound 384 MiB"));
+    assert!(svg.contains("T0_QKV_Proj"));
+    assert!(svg.contains("step"));
+    assert!(svg.contains("100 MiB"), "y ticks in human units");
+    assert_eq!((frame.x_min, frame.x_max), (0.0, 6.0));
+    assert!(frame.y_max > plan.peak_bytes as f64);
+    assert!(frame.left > 0.0 && frame.left + frame.width <= 800.0);
+    assert!(frame.top >= 0.0 && frame.top + frame.height <= 500.0);
+}
+
+#[test]
+fn frame_maps_data_to_the_pixels_drawn() {
+    let (plan, _) = example();
+    let mut svg = String::new();
+    let frame = {
+        let root = SVGBackend::with_string(&mut svg, (600, 400)).into_drawing_area();
+        render::time_address(&root, &plan, &View::default()).unwrap()
+    };
+    // the peak line is drawn across the plot at the pixel the frame gives for the peak
+    let y = frame.top + frame.height * (1.0 - plan.peak_bytes as f64 / frame.y_max);
+    let (left, right) = (frame.left, frame.left + frame.width);
+    let found = (-1..=1).any(|dy| {
+        let y = y.round() as i64 + dy;
+        svg.contains(&format!(
+            "stroke=\"#BE2832\" stroke-width=\"2\" points=\"{left},{y} {right},{y} \""
+        ))
+    });
+    assert!(found, "no peak line at y={y}");
+}
+
+#[test]
+fn highlight_outlines_one_tensor() {
+    let (plan, _) = example();
+    let draw = |highlight| {
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (600, 400)).into_drawing_area();
+            let view = View {
+                highlight,
+                ..View::default()
+            };
+            render::time_address(&root, &plan, &view).unwrap();
+        }
+        svg
+    };
+    let plain = draw(None);
+    let marked = draw(Some(3));
+    assert_eq!(
+        marked.matches("<rect").count(),
+        plain.matches("<rect").count() + 1
+    );
+}
+
+#[test]
+fn live_bytes_draws_the_curve_and_the_bound() {
+    let (plan, profile) = example();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (800, 300)).into_drawing_area();
+        render::live_bytes(
+            &root,
+            &profile,
+            plan.lower_bound,
+            plan.steps,
+            None,
+            &View::default(),
+        )
+        .unwrap();
+    }
+    assert!(
+        svg.contains("<polygon") || svg.contains("<path"),
+        "area drawn"
+    );
+    assert!(svg.contains("lower bound 384 MiB"));
+}
+
+#[test]
+fn svg_report_stacks_both_charts() {
+    let (plan, profile) = example();
+    let svg = render::svg(&plan, &profile, 960, 720).unwrap();
+    assert!(svg.starts_with("<svg"));
+    assert!(svg.contains("transformer_layer: greedy-size"));
+    assert!(svg.contains("live bytes per step"));
+    assert_eq!(svg.matches("lower bound 384 MiB").count(), 3);
+}
+
+#[test]
+fn empty_plan_still_draws() {
+    let (mut plan, _) = example();
+    plan.tensors.clear();
+    plan.steps = 0;
+    plan.peak_bytes = 0;
+    plan.lower_bound = 0;
+    let svg = render::svg(&plan, &[(0, 0)], 400, 300).unwrap();
+    assert!(svg.contains("nothing to place"));
+}
+
+const TINY_NPU: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../examples/npu_tiny_matmul.json"
+);
+
+/// The tiny NPU example solved for problem 2 with L1 at `l1` units.
+fn npu_view(l1: u64) -> memplan::npu::export::View {
+    use memplan::npu::{case::default_levels, export, solve};
+    let mut levels = default_levels();
+    levels[0].capacity = l1;
+    let data = std::fs::read(TINY_NPU).unwrap();
+    let case = memplan_formats::npu::read_json(&data, "npu_tiny_matmul", levels).unwrap();
+    let solution = solve::solve(&case, 2, solve::Method::Best).unwrap();
+    export::view(&case, &solution)
+}
+
+fn draw_svg(
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>),
+) -> String {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        draw(&root);
+        root.present().unwrap();
+    }
+    svg
+}
+
+#[test]
+fn level_chart_draws_residencies_capacity_and_spill_edges() {
+    let npu = npu_view(200);
+    assert_eq!(npu.spills, 1);
+    let l1 = &npu.levels[0];
+    let svg = draw_svg((800, 300), |root| {
+        render::level_chart(root, l1, npu.steps, &View::default()).unwrap();
+    });
+    assert!(
+        svg.matches("<rect").count() >= l1.residencies.len(),
+        "{svg}"
+    );
+    assert!(svg.contains("capacity 200"));
+    assert!(svg.contains("most live"));
+    // the spill's two edges, in the spill colour
+    assert!(
+        svg.matches("stroke=\"#BE2832\" stroke-width=\"3\"").count() >= 2,
+        "{svg}"
+    );
+}
+
+#[test]
+fn empty_level_says_so() {
+    let npu = npu_view(4096);
+    let empty = memplan::npu::export::LevelView {
+        name: "UB".into(),
+        capacity: 1024,
+        residencies: Vec::new(),
+        spills: Vec::new(),
+    };
+    let svg = draw_svg((600, 240), |root| {
+        render::level_chart(root, &empty, npu.steps, &View::default()).unwrap();
+    });
+    assert!(svg.contains("no buffers in UB"));
+}
+
+#[test]
+fn spill_timeline_has_a_bar_per_spill_in_its_level_lane() {
+    let npu = npu_view(200);
+    let layout = render::spill_rows(&npu.levels);
+    assert_eq!(layout.spills.len(), 1);
+    assert_eq!(layout.rows, 1);
+    assert_eq!(layout.lanes[0].level, 0);
+    let s = &npu.levels[0].spills[0];
+    let svg = draw_svg((900, 160), |root| {
+        let frame = render::spill_timeline(root, &npu.levels, npu.steps, &View::default()).unwrap();
+        assert_eq!((frame.y_min, frame.y_max), (0.0, 1.0));
+    });
+    assert!(svg.contains(">\nL1\n<"), "lane label");
+    assert!(
+        svg.contains(&format!("b{} · {}", s.buffer, s.bytes)),
+        "{svg}"
+    );
+    let none = npu_view(4096);
+    let svg = draw_svg((900, 160), |root| {
+        render::spill_timeline(root, &none.levels, none.steps, &View::default()).unwrap();
+    });
+    assert!(svg.contains("no spills"));
+}
+
+#[test]
+fn spill_rows_stack_overlapping_spills() {
+    use memplan::npu::export::{LevelView, SpillView};
+    let spill = |out_step, in_step| SpillView {
+        buffer: 1,
+        bytes: 8,
+        out_step,
+        in_step,
+        new_offset: 0,
+    };
+    let level = |name: &str, spills| LevelView {
+        name: name.into(),
+        capacity: 64,
+        residencies: Vec::new(),
+        spills,
+    };
+    let levels = vec![
+        level("L1", vec![spill(0, 5), spill(2, 4), spill(6, 9)]),
+        level("UB", vec![]),
+        level("L0C", vec![spill(1, 2)]),
+    ];
+    let layout = render::spill_rows(&levels);
+    let rows: Vec<(usize, u32)> = layout.spills.iter().map(|r| (r.level, r.row)).collect();
+    assert_eq!(rows, vec![(0, 0), (0, 1), (0, 0), (2, 2)]);
+    assert_eq!(layout.rows, 3);
+    assert_eq!(layout.lanes.len(), 2);
+}
+
+#[test]
+fn gantt_draws_a_lane_per_pipe_and_a_legend_of_ops() {
+    let npu = npu_view(200);
+    let timed = npu.nodes.iter().filter(|n| n.pipe.is_some()).count();
+    let svg = draw_svg((1000, 280), |root| {
+        let frame = render::gantt(root, &npu.nodes, &[], &View::default()).unwrap();
+        assert_eq!(frame.x_max, npu.makespan.unwrap() as f64);
+    });
+    for pipe in ["MTE1", "MTE2", "MTE3", "FIXP", "CUBE", "VECTOR"] {
+        assert!(svg.contains(&format!(">\n{pipe}\n<")), "{pipe} lane");
+    }
+    for op in ["MATMUL", "COPY_IN", "SPILL_OUT", "SPILL_IN"] {
+        assert!(svg.contains(&format!(">\n{op}\n<")), "{op} in the legend");
+    }
+    assert!(
+        svg.matches("<rect").count() >= timed,
+        "a bar per timed node"
+    );
+    assert!(svg.contains("cycle"));
+}
+
+#[test]
+fn npu_svg_stacks_every_chart_under_a_title() {
+    let npu = npu_view(200);
+    let svg = render::npu_svg(&npu, 1000).unwrap();
+    assert!(svg.starts_with("<svg"));
+    assert!(svg.contains("npu_tiny_matmul: problem 2, best (1 spills, extra movement 192"));
+    assert!(svg.contains("L1: time by address"));
+    assert!(svg.contains("L0C: time by address"));
+    assert!(
+        !svg.contains("UB: time by address"),
+        "levels without buffers are left out"
+    );
+    assert!(svg.contains("spills: out of and back into each level"));
+    assert!(svg.contains("pipes: cycles of each node"));
+}
+
+#[test]
+fn a_window_zooms_into_part_of_the_chart() {
+    let (plan, _) = example();
+    let view = View {
+        window: render::Window {
+            x0: 0.5,
+            x1: 1.0,
+            y0: 0.0,
+            y1: 0.5,
+        },
+        ..View::default()
+    };
+    let mut svg = String::new();
+    let frame = {
+        let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
+        render::time_address(&root, &plan, &view).unwrap()
+    };
+    assert_eq!((frame.x_min, frame.x_max), (3.0, 6.0));
+    assert!(frame.y_max < plan.peak_bytes as f64);
+    assert!(
+        !svg.contains("T0_QKV_Proj"),
+        "tensors off the window are not drawn"
+    );
+    assert!(svg.contains("T6_FFN_Up") || svg.contains("T5_FFN_Gate"));
+}
+
+#[test]
+fn names_stay_text_in_svg() {
+    let (mut plan, profile) = example();
+    plan.tensors[0].name = "<b onclick=x>".into();
+    plan.graph = "<script>".into();
+    let svg = render::svg(&plan, &profile, 960, 720).unwrap();
+    assert!(!svg.contains("<script>") && !svg.contains("<b onclick"));
+    assert!(svg.contains("&lt;script&gt;"));
+}
+
+/// Every line of `svg`, sorted: the same multiset of shapes whatever order they came in.
+fn sorted_lines(svg: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = svg.lines().collect();
+    lines.sort_unstable();
+    lines
+}
+
+/// A corpus-like plan: many short lives, some long ones, over 2,000 steps.
+fn many_short_lives() -> memplan::Plan {
+    let mut csv = String::from("id,lower,upper,size\n");
+    let mut rng = common::Rng(7);
+    let mut next = |n: u64| rng.below(n);
+    for id in 0..3000 {
+        let lower = next(2000);
+        let life = if next(50) == 0 {
+            1 + next(900)
+        } else {
+            1 + next(12)
+        };
+        csv += &format!(
+            "{id},{lower},{},{}\n",
+            (lower + life).min(2000),
+            64 + next(4096)
+        );
+    }
+    let graph = memplan_formats::read(csv.as_bytes(), None, "zoom").unwrap();
+    memplan::analyse(&graph, &Options::default())
+        .unwrap()
+        .plan(&graph, Strategy::GreedySize)
+}
+
+#[test]
+fn a_step_index_finds_the_box_under_every_point() {
+    let plan = many_short_lives();
+    let index = render::StepIndex::new(&plan);
+    let brute = |step: f64, bytes: f64| {
+        plan.tensors.iter().position(|t| {
+            step >= f64::from(t.start)
+                && step < f64::from(t.end) + 1.0
+                && bytes >= t.offset as f64
+                && bytes < (t.offset + t.size) as f64
+        })
+    };
+    let mut rng = common::Rng(11);
+    let mut hits = 0;
+    for k in 0..20_000u64 {
+        let (step, bytes) = if k % 2 == 0 {
+            // anywhere on the chart
+            (
+                rng.below(u64::from(plan.steps) * 100) as f64 / 100.0,
+                rng.below(plan.peak_bytes + 1) as f64,
+            )
+        } else {
+            // a corner of a box, inside or just past it
+            let t = &plan.tensors[rng.below(plan.tensors.len() as u64) as usize];
+            let step = if rng.below(2) == 0 {
+                t.start
+            } else {
+                t.end + 1
+            };
+            let bytes = if rng.below(2) == 0 {
+                t.offset
+            } else {
+                t.offset + t.size
+            };
+            (f64::from(step) - 0.01 * rng.below(2) as f64, bytes as f64)
+        };
+        let found = index.at(step, bytes);
+        assert_eq!(found, brute(step, bytes), "at step {step}, byte {bytes}");
+        hits += usize::from(found.is_some());
+    }
+    assert!(hits > 5_000, "{hits} of 20,000 points on a box");
+}
+
+#[test]
+fn a_step_index_draws_the_same_shapes_at_every_zoom() {
+    let plan = many_short_lives();
+    let index = render::StepIndex::new(&plan);
+    let windows = [
+        render::Window::FULL,
+        render::Window {
+            x0: 0.3,
+            x1: 0.31,
+            y0: 0.0,
+            y1: 1.0,
+        },
+        render::Window {
+            x0: 0.5,
+            x1: 0.52,
+            y0: 0.2,
+            y1: 0.4,
+        },
+        render::Window {
+            x0: 0.0,
+            x1: 0.004,
+            y0: 0.0,
+            y1: 0.3,
+        },
+        render::Window {
+            x0: 0.995,
+            x1: 1.0,
+            y0: 0.0,
+            y1: 1.0,
+        },
+    ];
+    for window in windows {
+        let view = View {
+            window,
+            ..View::default()
+        };
+        let draw = |index: Option<&render::StepIndex>| {
+            let mut svg = String::new();
+            {
+                let root = SVGBackend::with_string(&mut svg, (900, 500)).into_drawing_area();
+                render::time_address_indexed(&root, &plan, index, &view, render::Boxes::Shapes)
+                    .unwrap();
+                root.present().unwrap();
+            }
+            svg
+        };
+        let (all, indexed) = (draw(None), draw(Some(&index)));
+        assert!(all.matches("<rect").count() > 10, "{window:?}");
+        assert_eq!(sorted_lines(&all), sorted_lines(&indexed), "{window:?}");
+    }
+}

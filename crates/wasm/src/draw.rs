@@ -1,0 +1,207 @@
+//! The page's side of a graph: the plan reports the worker made, drawn on canvases.
+//! The time-by-address chart paints its boxes into a [`Raster`] kept between redraws.
+
+use super::{canvas_area, js_error, slot_index, to_js, view, with_raster};
+use memplan::plan::Plan;
+use memplan_formats::packed;
+use memplan_render::{self as render, Boxes, Raster, StepIndex};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+/// A plan report as the worker writes it (see `Session::plan`), here with the
+/// tensors of its packed form put back.
+#[derive(Serialize, Deserialize)]
+struct Report {
+    plan: Plan,
+    valid: bool,
+    violations: Vec<String>,
+    profile: Vec<(u32, u64)>,
+    ratio: f64,
+    #[serde(default)]
+    capacity: Option<u64>,
+    /// The packed head it came with: this report without its tensors, with
+    /// `placed` counting them.
+    #[serde(skip)]
+    head: String,
+}
+
+impl Drawing {
+    /// The step index of `plan` under the current colour keys; a tensor without a
+    /// key keeps its pool's colour.
+    fn index(&self, plan: &Plan) -> StepIndex {
+        match &self.keys {
+            Some(keys) => {
+                StepIndex::coloured(plan, |t| keys.get(t.id as usize).copied().unwrap_or(t.pool))
+            }
+            None => StepIndex::new(plan),
+        }
+    }
+}
+
+/// Palette entry `k` as `#rrggbb`, for legends beside the charts.
+#[wasm_bindgen(js_name = paletteColour)]
+pub fn palette_colour(k: u32) -> String {
+    render::palette_hex(k)
+}
+
+/// The plans on show: the main view's (slot 0) and the comparison's (slot 1).
+#[wasm_bindgen]
+pub struct Drawing {
+    reports: [Option<Report>; 2],
+    /// Each report's tensors by first step, for zoomed redraws.
+    indexes: [Option<StepIndex>; 2],
+    /// Colour key per tensor id instead of the pool (e.g. the producer's op type).
+    keys: Option<Vec<u32>>,
+    raster: Raster,
+}
+
+impl Default for Drawing {
+    fn default() -> Self {
+        Drawing::new()
+    }
+}
+
+#[wasm_bindgen]
+impl Drawing {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Drawing {
+        Drawing {
+            reports: [None, None],
+            indexes: [None, None],
+            keys: None,
+            raster: Raster::new(),
+        }
+    }
+
+    /// Keeps the report `packed` (as `Session.planPacked` makes it) for drawing in
+    /// `slot` (0 or 1).
+    #[wasm_bindgen(js_name = setPacked)]
+    pub fn set_packed(&mut self, slot: u8, packed: &[u8]) -> Result<(), JsError> {
+        let slot = slot_index(Some(slot))?;
+        let (head, tensors) = packed::unpack(packed).map_err(|e| JsError::new(&e))?;
+        let mut report: Report = serde_json::from_str(head).map_err(js_error)?;
+        report.plan.tensors = tensors;
+        report.head = head.to_string();
+        self.indexes[slot] = Some(self.index(&report.plan));
+        self.reports[slot] = Some(report);
+        Ok(())
+    }
+
+    /// The report in `slot` without its tensors, with `placed` counting them, as
+    /// JSON text: what the page's own code reads.
+    pub fn summary(&self, slot: u8) -> Result<String, JsError> {
+        Ok(report(&self.reports, Some(slot))?.head.clone())
+    }
+
+    /// The tensor of the plan in `slot` whose box covers `step` and `bytes` of the
+    /// time-by-address chart (a placement: id, name, size, start, end, offset,
+    /// pool), or null.
+    #[wasm_bindgen(js_name = tensorAt)]
+    pub fn tensor_at(&self, slot: u8, step: f64, bytes: f64) -> Result<JsValue, JsError> {
+        let plan = &report(&self.reports, Some(slot))?.plan;
+        let found = self.indexes[slot_index(Some(slot))?]
+            .as_ref()
+            .and_then(|index| index.at(step, bytes));
+        found.map_or(Ok(JsValue::NULL), |i| to_js(&plan.tensors[i]))
+    }
+
+    /// The placement of tensor `id` in the plan in `slot`, or null when the plan
+    /// does not place it (it lives outside the arena).
+    pub fn tensor(&self, slot: u8, id: u32) -> Result<JsValue, JsError> {
+        let plan = &report(&self.reports, Some(slot))?.plan;
+        plan.tensors
+            .iter()
+            .find(|t| t.id == id)
+            .map_or(Ok(JsValue::NULL), to_js)
+    }
+
+    /// Colours the time-by-address boxes by `keys` (palette entry per tensor id,
+    /// such as the producer's op type), or by pool again when `keys` is undefined.
+    #[wasm_bindgen(js_name = setColourKeys)]
+    pub fn set_colour_keys(&mut self, keys: Option<Vec<u32>>) {
+        self.keys = keys;
+        for slot in 0..2 {
+            if let Some(report) = &self.reports[slot] {
+                self.indexes[slot] = Some(self.index(&report.plan));
+            }
+        }
+    }
+
+    /// Forgets the plan in `slot`.
+    pub fn clear(&mut self, slot: u8) -> Result<(), JsError> {
+        let slot = slot_index(Some(slot))?;
+        self.reports[slot] = None;
+        self.indexes[slot] = None;
+        Ok(())
+    }
+
+    /// Draws the time-by-address chart of the plan in `slot` on `canvas` (sized in
+    /// device pixels, `scale` of them per CSS pixel), outlining tensor `highlight`,
+    /// zoomed to `window`. Returns the plotting area's frame in CSS pixels.
+    #[wasm_bindgen(js_name = drawTimeAddress)]
+    pub fn draw_time_address(
+        &mut self,
+        canvas: HtmlCanvasElement,
+        scale: f64,
+        highlight: Option<u32>,
+        window: JsValue,
+        slot: Option<u8>,
+    ) -> Result<JsValue, JsError> {
+        let plan = &report(&self.reports, slot)?.plan;
+        let index = self.indexes[slot_index(slot)?].as_ref();
+        let view = view(scale, highlight.map(u64::from), window)?;
+        let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
+            let boxes = Boxes::Raster(raster, put);
+            render::time_address_indexed(root, plan, index, &view, boxes)
+        })?;
+        to_js(&frame)
+    }
+
+    /// Draws the live-bytes curve of the main plan on `canvas`, shading the steps of
+    /// tensor `highlight`; returns its frame like [`Drawing::draw_time_address`].
+    #[wasm_bindgen(js_name = drawLiveBytes)]
+    pub fn draw_live_bytes(
+        &self,
+        canvas: HtmlCanvasElement,
+        scale: f64,
+        highlight: Option<u32>,
+        window: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let report = report(&self.reports, Some(0))?;
+        let plan = &report.plan;
+        let view = view(scale, None, window)?;
+        let span = highlight
+            .and_then(|id| plan.tensors.iter().find(|t| t.id == id))
+            .map(|t| (t.start, t.end));
+        let root = canvas_area(canvas)?;
+        let frame = render::live_bytes(
+            &root,
+            &report.profile,
+            plan.lower_bound,
+            plan.steps,
+            span,
+            &view,
+        )
+        .map_err(js_error)?;
+        root.present().map_err(js_error)?;
+        to_js(&frame)
+    }
+
+    /// Both charts of the main plan as one SVG document, every box a real rectangle.
+    pub fn svg(&self) -> Result<String, JsError> {
+        let report = report(&self.reports, Some(0))?;
+        render::svg(&report.plan, &report.profile, 960, 720).map_err(|e| JsError::new(&e))
+    }
+
+    /// The report in `slot` as pretty JSON text.
+    pub fn json(&self, slot: Option<u8>) -> Result<String, JsError> {
+        serde_json::to_string_pretty(report(&self.reports, slot)?).map_err(js_error)
+    }
+}
+
+fn report(reports: &[Option<Report>; 2], slot: Option<u8>) -> Result<&Report, JsError> {
+    reports[slot_index(slot)?]
+        .as_ref()
+        .ok_or_else(|| JsError::new("no plan yet: set a report first"))
+}

@@ -1,0 +1,622 @@
+//! The browser's entry: a thin `#[wasm_bindgen]` layer over the core.
+//!
+//! Planning runs in a Web Worker: one [`Session`] per loaded graph keeps the graph and
+//! its analysis and answers with plan reports as JSON text; an NPU case gets an
+//! [`npu::NpuSession`] instead. The page's own instance only draws: a
+//! [`draw::Drawing`] (or [`npu_draw::NpuDrawing`]) is made from those reports, since
+//! plotters measures text through the page's DOM. Every error crosses as a JS `Error`
+//! with the core's message.
+
+mod canvas;
+mod draw;
+mod npu;
+mod npu_draw;
+mod teach;
+#[cfg(test)]
+mod tests;
+
+use canvas::Canvas;
+use memplan::pack::{Budget, Progress};
+use memplan::{analyse, check, liveness, Analysis, Graph, Options, PackOptions, Plan, Strategy};
+use memplan_formats::{self as formats, format_size};
+use memplan_render::plotters::prelude::*;
+use memplan_render::{Raster, View, Window};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::Clamped;
+use web_sys::{HtmlCanvasElement, ImageData};
+
+thread_local! {
+    /// The message of the last panic, until JS takes it.
+    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        let message = info.payload_as_str().unwrap_or("a panic");
+        let text = match info.location() {
+            Some(at) => format!("{message} (at {}:{})", at.file(), at.line()),
+            None => message.to_string(),
+        };
+        let _ = LAST_PANIC.try_with(|last| last.try_borrow_mut().map(|mut l| *l = Some(text)));
+    }));
+}
+
+/// The message of the last panic (a bug: the call that panicked threw a
+/// `RuntimeError`), once; `undefined` when there was none.
+#[wasm_bindgen(js_name = takePanic)]
+pub fn take_panic() -> Option<String> {
+    LAST_PANIC
+        .try_with(|last| last.try_borrow_mut().ok().and_then(|mut l| l.take()))
+        .ok()
+        .flatten()
+}
+
+/// Panics with `message`, as a bug would: the tests prove the page survives it.
+#[wasm_bindgen(js_name = panicForTests)]
+pub fn panic_for_tests(message: &str) {
+    panic!("{message}");
+}
+
+/// True when `bytes` hold an NPU scheduling case, which [`npu::NpuSession`] reads.
+#[wasm_bindgen(js_name = isNpuCase)]
+pub fn is_npu_case(bytes: &[u8]) -> bool {
+    formats::is_npu_case(bytes)
+}
+
+pub(crate) fn js_error(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(js_error)
+}
+
+/// The zoom window JS passes (`{x0, x1, y0, y1}` fractions), or all of the chart.
+fn window(value: JsValue) -> Result<Window, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Window::FULL);
+    }
+    let window: Window = serde_wasm_bindgen::from_value(value).map_err(js_error)?;
+    Ok(window.clamped())
+}
+
+/// How to draw: `scale` device pixels per CSS pixel, `highlight`, `window`.
+pub(crate) fn view(scale: f64, highlight: Option<u64>, win: JsValue) -> Result<View, JsError> {
+    Ok(View {
+        scale,
+        highlight,
+        window: window(win)?,
+    })
+}
+
+/// A loaded graph and its analysis, in the planning worker.
+#[wasm_bindgen]
+pub struct Session {
+    graph: Graph,
+    analysis: Analysis,
+    options: Options,
+    profile: Vec<(u32, u64)>,
+    /// The file's main graph, and the bodies of its ops (depth first, each named
+    /// by its path): `graph` is one of them, the one on show.
+    root: Graph,
+    bodies: Vec<(String, Graph)>,
+    focus: Option<usize>,
+}
+
+/// What the page sets when it reads a model: free dimensions by name
+/// (`{"seq": 128}`) and shapes of data-dependent values (`{"boxes": "100x4"}`).
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct ReadRequest {
+    dims: std::collections::BTreeMap<String, u64>,
+    values: std::collections::BTreeMap<String, String>,
+}
+
+impl ReadRequest {
+    fn from_js(value: JsValue) -> Result<ReadRequest, JsError> {
+        if value.is_undefined() || value.is_null() {
+            return Ok(ReadRequest::default());
+        }
+        serde_wasm_bindgen::from_value(value).map_err(js_error)
+    }
+
+    fn options(&self) -> Result<formats::ReadOptions, JsError> {
+        let mut values = Vec::new();
+        for (name, dims) in &self.values {
+            values.push(formats::parse_input_shape(&format!("{name}={dims}")).map_err(js_error)?);
+        }
+        Ok(formats::ReadOptions {
+            dims: self.dims.iter().map(|(k, &v)| (k.clone(), v)).collect(),
+            value_shapes: values,
+            ..formats::ReadOptions::default()
+        })
+    }
+}
+
+#[derive(Serialize)]
+struct BodyInfo<'a> {
+    path: &'a str,
+    tensors: usize,
+    ops: usize,
+}
+
+/// What the page shows about a graph besides its plan: op names for hover details.
+#[derive(Serialize)]
+struct GraphInfo<'a> {
+    name: &'a str,
+    tensors: usize,
+    ops: Vec<OpInfo<'a>>,
+    /// Per tensor id: the producing op's index, if any.
+    producer: Vec<Option<u32>>,
+    /// Per tensor id: the consuming ops' indices.
+    consumers: Vec<Vec<u32>>,
+    /// The importer's notes on the file.
+    notes: &'a [String],
+    /// The bodies of the file's ops, each a nested arena the page can open.
+    bodies: Vec<BodyInfo<'a>>,
+    /// The body on show, `None` for the main graph.
+    focus: Option<usize>,
+    /// The model's free input dimensions and the values used.
+    free_dims: &'a [memplan::graph::FreeDim],
+}
+
+#[derive(Serialize)]
+struct OpInfo<'a> {
+    name: &'a str,
+    kind: &'a str,
+}
+
+/// A plan with its check and the live-bytes profile it was planned against.
+#[derive(Serialize)]
+struct PlanReport<'a> {
+    plan: &'a Plan,
+    valid: bool,
+    violations: Vec<String>,
+    profile: &'a [(u32, u64)],
+    ratio: f64,
+    /// The capacity the plan was asked to fit in, if any.
+    capacity: Option<u64>,
+    /// In a packed report's head: the number of tensors, packed apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    placed: Option<usize>,
+}
+
+/// How the page asks for a plan; every field may be left out.
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct PlanOptions {
+    /// Every offset a multiple of this size (`64`, `4KiB`); none when empty.
+    align: Option<String>,
+    /// Effort of the searching strategies in milliseconds (default 50), counted
+    /// in work units as the CLI's `--deterministic` does, or with `wall_clock` on
+    /// the page's clock.
+    budget_ms: Option<f64>,
+    wall_clock: Option<bool>,
+    /// Stop as soon as a plan fits in this size; the report says by how much the
+    /// best plan misses it otherwise.
+    capacity: Option<String>,
+}
+
+/// `value` as compact JSON text, the form reports leave the worker in.
+pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, JsError> {
+    serde_json::to_string(value).map_err(js_error)
+}
+
+#[derive(Serialize)]
+struct StrategyInfo {
+    name: &'static str,
+    about: &'static str,
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// Reads a graph from the bytes of file `name` (any format the core reads)
+    /// and analyses it; fails on a malformed file or a cyclic graph. `read`
+    /// (see [`ReadRequest`]; `undefined` for none) sets free input dimensions and
+    /// the sizes of data-dependent values.
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8], name: &str, read: JsValue) -> Result<Session, JsError> {
+        let request = ReadRequest::from_js(read)?;
+        let graph =
+            formats::read_with(bytes, None, stem(name), &request.options()?).map_err(js_error)?;
+        Session::start(graph)
+    }
+
+    /// Like [`Session::new`] for a file of `size` bytes read by ranges:
+    /// `read(offset, length)` returns those bytes as a `Uint8Array` (the worker
+    /// slices the `Blob`). An ONNX model is read without its weights, so a file of
+    /// any size opens; other formats are read whole, up to 256 MiB.
+    #[wasm_bindgen(js_name = fromSource)]
+    pub fn from_source(
+        size: f64,
+        read: js_sys::Function,
+        name: &str,
+        options: JsValue,
+    ) -> Result<Session, JsError> {
+        let request = ReadRequest::from_js(options)?;
+        let src = JsSource {
+            size: size as u64,
+            read,
+        };
+        let graph =
+            formats::read_source(&src, None, stem(name), &request.options()?).map_err(js_error)?;
+        Session::start(graph)
+    }
+
+    /// The graph on show as memplan's JSON (see `formats::write_native`): a model
+    /// without its weights, which reopens to the same plan.
+    #[wasm_bindgen(js_name = exportGraph)]
+    pub fn export_graph(&self) -> String {
+        formats::write_native(&self.graph)
+    }
+
+    /// The graph on show in memplan's text format (see `formats::write_text`), for
+    /// the "Write a graph" panel; a graph with op bodies cannot be written so.
+    #[wasm_bindgen(js_name = exportText)]
+    pub fn export_text(&self) -> Result<String, JsError> {
+        formats::write_text(&self.graph).map_err(js_error)
+    }
+
+    /// Shows body `index` of [`Session::info`]'s `bodies` (a negative index: the
+    /// main graph) and analyses it; plans then place that body's arena.
+    pub fn focus(&mut self, index: i32) -> Result<(), JsError> {
+        let (graph, focus) = match usize::try_from(index) {
+            Ok(i) => {
+                let (_, g) = self
+                    .bodies
+                    .get(i)
+                    .ok_or_else(|| JsError::new(&format!("there is no body {i}")))?;
+                (g.clone(), Some(i))
+            }
+            Err(_) => (self.root.clone(), None),
+        };
+        let analysis = analyse(&graph, &self.options).map_err(js_error)?;
+        self.profile = liveness::profile(&analysis.liveness.buffers);
+        self.analysis = analysis;
+        self.graph = graph;
+        self.focus = focus;
+        Ok(())
+    }
+
+    /// The graph's name, size, ops and each tensor's producer and consumers, as JSON.
+    pub fn info(&self) -> Result<String, JsError> {
+        let g = &self.graph;
+        let mut consumers = vec![Vec::new(); g.tensors.len()];
+        for (k, op) in g.ops.iter().enumerate() {
+            for t in &op.inputs {
+                consumers[t.index()].push(k as u32);
+            }
+        }
+        to_json(&GraphInfo {
+            name: &g.name,
+            tensors: g.tensors.len(),
+            ops: g
+                .ops
+                .iter()
+                .map(|op| OpInfo {
+                    name: &op.name,
+                    kind: &op.kind,
+                })
+                .collect(),
+            producer: g.producers().iter().map(|p| p.map(|o| o.0)).collect(),
+            consumers,
+            notes: &self.root.notes,
+            bodies: self
+                .bodies
+                .iter()
+                .map(|(path, b)| BodyInfo {
+                    path,
+                    tensors: b.arena_tensors().count(),
+                    ops: b.ops.len(),
+                })
+                .collect(),
+            focus: self.focus,
+            free_dims: &self.root.free_dims,
+        })
+    }
+
+    /// Plans with the strategy named `strategy` and `options` (see
+    /// [`PlanOptions`]; `undefined` for the defaults), checks the plan and returns
+    /// the report (plan, check, live-bytes profile, ratio, capacity) as JSON.
+    /// `progress`, when given, is called with each better plan a search finds,
+    /// `{phase, best_peak, lower_bound, work, elapsed_ms}`, at most every
+    /// [`PROGRESS_EVERY_MS`].
+    pub fn plan(
+        &mut self,
+        strategy: &str,
+        options: JsValue,
+        progress: Option<js_sys::Function>,
+    ) -> Result<String, JsError> {
+        let (plan, capacity) = self.planned(strategy, options, progress)?;
+        let violations = self.violations(&plan);
+        to_json(&self.report(&plan, capacity, violations, None))
+    }
+
+    /// Like [`Session::plan`], the report packed for the page (see
+    /// `formats::packed`): a JSON head without the tensors, with `placed`
+    /// counting them, and the tensors as records.
+    #[wasm_bindgen(js_name = planPacked)]
+    pub fn plan_packed(
+        &mut self,
+        strategy: &str,
+        options: JsValue,
+        progress: Option<js_sys::Function>,
+    ) -> Result<Vec<u8>, JsError> {
+        let (mut plan, capacity) = self.planned(strategy, options, progress)?;
+        let violations = self.violations(&plan);
+        let tensors = std::mem::take(&mut plan.tensors);
+        let head = to_json(&self.report(&plan, capacity, violations, Some(tensors.len())))?;
+        Ok(formats::packed::pack(&head, &tensors))
+    }
+}
+
+/// The stem of file `name`, which names the graph.
+fn stem(name: &str) -> &str {
+    std::path::Path::new(name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("graph")
+}
+
+/// A file in the page read by ranges through a JS function.
+struct JsSource {
+    size: u64,
+    read: js_sys::Function,
+}
+
+impl formats::source::Source for JsSource {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), memplan::Error> {
+        let fail = |why: String| memplan::Error::usage(format!("cannot read the file: {why}"));
+        let got = self
+            .read
+            .call2(
+                &JsValue::NULL,
+                &JsValue::from_f64(offset as f64),
+                &JsValue::from_f64(buf.len() as f64),
+            )
+            .map_err(|e| fail(e.as_string().unwrap_or_else(|| "the read failed".into())))?;
+        let bytes = js_sys::Uint8Array::new(&got);
+        if bytes.length() as usize != buf.len() {
+            return Err(fail(format!(
+                "{} bytes where {} were asked",
+                bytes.length(),
+                buf.len()
+            )));
+        }
+        bytes.copy_to(buf);
+        Ok(())
+    }
+}
+
+impl Session {
+    /// A session on `graph`: analysed, with the bodies of its ops listed.
+    fn start(graph: Graph) -> Result<Session, JsError> {
+        let options = Options::default();
+        let analysis = analyse(&graph, &options).map_err(js_error)?;
+        let profile = liveness::profile(&analysis.liveness.buffers);
+        let nested = graph
+            .bodies()
+            .into_iter()
+            .map(|(path, g)| (path, g.clone()))
+            .collect();
+        Ok(Session {
+            root: graph.clone(),
+            graph,
+            analysis,
+            options,
+            profile,
+            bodies: nested,
+            focus: None,
+        })
+    }
+
+    /// The plan of `strategy` under `options` (see [`Session::plan`]) and the
+    /// capacity it was asked to fit in.
+    fn planned(
+        &mut self,
+        strategy: &str,
+        options: JsValue,
+        progress: Option<js_sys::Function>,
+    ) -> Result<(Plan, Option<u64>), JsError> {
+        let strategy = Strategy::from_name(strategy).map_err(js_error)?;
+        let options: PlanOptions = if options.is_undefined() || options.is_null() {
+            PlanOptions::default()
+        } else {
+            // through JSON text, so that a misspelt option is an error, not ignored
+            let text = js_sys::JSON::stringify(&options)
+                .map_err(|_| JsError::new("plan options must be a plain object"))?;
+            serde_json::from_str(&String::from(text))
+                .map_err(|e| JsError::new(&format!("plan options: {e}")))?
+        };
+        let size = |what: &str, text: &Option<String>| match text.as_deref().map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(text) => formats::parse_size(text)
+                .map(Some)
+                .map_err(|e| JsError::new(&format!("{what}: {e}"))),
+        };
+        let align = size("alignment", &options.align)?.unwrap_or(1);
+        let mut pack =
+            PackOptions::new(align).map_err(|e| JsError::new(&format!("alignment: {e}")))?;
+        pack.capacity = size("capacity", &options.capacity)?;
+        if pack != self.options.pack {
+            let next = Options {
+                pack,
+                ..self.options
+            };
+            self.analysis = analyse(&self.graph, &next).map_err(js_error)?;
+            self.options = next;
+        }
+        let (budget_ms, wall_clock) = (options.budget_ms, options.wall_clock);
+        let plan = self.plan_within(strategy, budget_ms, wall_clock, progress)?;
+        Ok((plan, pack.capacity))
+    }
+
+    /// What the checker finds wrong with `plan`, in words.
+    fn violations(&self, plan: &Plan) -> Vec<String> {
+        let found = check::check(&self.graph, plan);
+        found.iter().map(|v| v.to_string()).collect()
+    }
+
+    /// The report of `plan`: its `violations`, the profile, the ratio, `capacity`
+    /// and, when its tensors are packed apart, how many were `placed`.
+    fn report<'a>(
+        &'a self,
+        plan: &'a Plan,
+        capacity: Option<u64>,
+        violations: Vec<String>,
+        placed: Option<usize>,
+    ) -> PlanReport<'a> {
+        PlanReport {
+            plan,
+            valid: violations.is_empty(),
+            violations,
+            profile: &self.profile,
+            ratio: plan.ratio(),
+            capacity,
+            placed,
+        }
+    }
+
+    fn plan_within(
+        &self,
+        strategy: Strategy,
+        budget_ms: Option<f64>,
+        wall_clock: Option<bool>,
+        progress: Option<js_sys::Function>,
+    ) -> Result<Plan, JsError> {
+        let ms = budget_ms.unwrap_or(memplan::pack::DEFAULT_BUDGET_MS as f64);
+        if !(0.0..=MAX_BUDGET_MS).contains(&ms) {
+            return Err(JsError::new(&format!(
+                "a search budget of {ms} ms is out of range (0 to {MAX_BUDGET_MS} ms)"
+            )));
+        }
+        let mut budget = if wall_clock.unwrap_or(false) {
+            Budget::timed(&now_ms, ms)
+        } else {
+            Budget::work((ms as u64).saturating_mul(memplan::pack::budget::WORK_PER_MS))
+        };
+        let mut last = f64::NEG_INFINITY;
+        let mut tell = |p: &Progress| {
+            let now = now_ms();
+            if now - last < PROGRESS_EVERY_MS {
+                return;
+            }
+            last = now;
+            if let (Some(f), Ok(value)) = (&progress, to_js(p)) {
+                let _ = f.call1(&JsValue::NULL, &value);
+            }
+        };
+        if progress.is_some() {
+            budget = budget.with_progress(&mut tell);
+        }
+        Ok(self
+            .analysis
+            .plan_within(&self.graph, strategy, &mut budget))
+    }
+}
+
+/// Longest search budget a page may ask for: ten minutes.
+const MAX_BUDGET_MS: f64 = 600_000.0;
+
+/// Least time between two progress calls of a search.
+pub const PROGRESS_EVERY_MS: f64 = 100.0;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()`: milliseconds on the page's (or worker's) clock.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn now_ms() -> f64;
+}
+
+/// The plan slot JS names: 0 (the default) or 1.
+fn slot_index(slot: Option<u8>) -> Result<usize, JsError> {
+    match slot.unwrap_or(0) {
+        s @ (0 | 1) => Ok(usize::from(s)),
+        s => Err(JsError::new(&format!("no plan slot {s} (expected 0 or 1)"))),
+    }
+}
+
+/// A white drawing area over the whole of `canvas`.
+pub(crate) fn canvas_area(
+    canvas: HtmlCanvasElement,
+) -> Result<DrawingArea<Canvas, memplan_render::plotters::coord::Shift>, JsError> {
+    let root = bare_area(canvas)?;
+    root.fill(&WHITE).map_err(js_error)?;
+    Ok(root)
+}
+
+/// A drawing area over the whole of `canvas`, left as it is.
+pub(crate) fn bare_area(
+    canvas: HtmlCanvasElement,
+) -> Result<DrawingArea<Canvas, memplan_render::plotters::coord::Shift>, JsError> {
+    let backend =
+        Canvas::new(canvas).ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
+    Ok(backend.into_drawing_area())
+}
+
+/// Draws on `canvas` with `draw`, which paints a chart's boxes into `raster` (sized to
+/// the canvas and cleared to white first) and has it put on the canvas in one
+/// `putImageData` before drawing the rest over it.
+pub(crate) fn with_raster<T, E: std::fmt::Display>(
+    canvas: HtmlCanvasElement,
+    raster: &mut Raster,
+    draw: impl FnOnce(
+        &DrawingArea<Canvas, memplan_render::plotters::coord::Shift>,
+        &mut Raster,
+        &mut dyn FnMut(&Raster),
+    ) -> Result<T, E>,
+) -> Result<T, JsError> {
+    raster.reset((canvas.width(), canvas.height()), WHITE);
+    let backend =
+        Canvas::new(canvas).ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
+    let context = backend.context().clone();
+    let root = backend.into_drawing_area();
+    let mut failed = None;
+    let mut put = |raster: &Raster| {
+        let image = ImageData::new_with_u8_clamped_array_and_sh(
+            Clamped(raster.bytes()),
+            raster.width(),
+            raster.height(),
+        );
+        let done = image.and_then(|image| context.put_image_data(&image, 0.0, 0.0));
+        if let Err(e) = done {
+            failed = Some(e);
+        }
+    };
+    let out = draw(&root, raster, &mut put).map_err(js_error)?;
+    if let Some(e) = failed {
+        return Err(JsError::new(&format!(
+            "could not put the chart's pixels: {e:?}"
+        )));
+    }
+    root.present().map_err(js_error)?;
+    Ok(out)
+}
+
+/// Every strategy's name and one-line description, in the core's order.
+#[wasm_bindgen]
+pub fn strategies() -> Result<JsValue, JsError> {
+    let all: Vec<StrategyInfo> = Strategy::ALL
+        .iter()
+        .map(|s| StrategyInfo {
+            name: s.name(),
+            about: s.about(),
+        })
+        .collect();
+    to_js(&all)
+}
+
+/// `bytes` for people, as the CLI prints it ("384 MiB").
+#[wasm_bindgen(js_name = formatSize)]
+pub fn format_size_js(bytes: f64) -> String {
+    format_size(bytes.max(0.0) as u64)
+}

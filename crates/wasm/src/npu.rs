@@ -1,0 +1,217 @@
+//! The NPU side of the planning worker: a case read from contest JSON, solved under
+//! the capacities the page asks for, each solution reported as JSON text for the page
+//! to show and draw (see `npu_draw`).
+
+use super::{js_error, to_js, to_json};
+use memplan::check::npu::check_npu;
+use memplan::npu::case::{default_levels, Case, Node};
+use memplan::npu::export::{contest_files, view as npu_view, View as NpuView};
+use memplan::npu::solve::{solve, Method, Solution};
+use memplan_formats::npu::read_json;
+use memplan_render::{self as render, SpillLayout};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+/// A loaded NPU case.
+#[wasm_bindgen]
+pub struct NpuSession {
+    bytes: Vec<u8>,
+    name: String,
+    case: Case,
+}
+
+#[derive(Serialize)]
+struct CaseInfo<'a> {
+    name: &'a str,
+    nodes: usize,
+    edges: usize,
+    buffers: usize,
+    levels: Vec<LevelInfo<'a>>,
+}
+
+#[derive(Serialize)]
+struct LevelInfo<'a> {
+    name: &'a str,
+    capacity: u64,
+    buffers: usize,
+}
+
+/// A solution, what the independent checker says of it, and the layout JS needs to
+/// map a pointer to a spill or a node.
+#[derive(Serialize)]
+struct SolveReport<'a> {
+    view: &'a NpuView,
+    valid: bool,
+    violation_count: usize,
+    violations: Vec<String>,
+    checked: Checked,
+    layout: SpillLayout,
+    node_bufs: &'a [Vec<u64>],
+}
+
+/// The checker's own numbers for a solution.
+#[derive(Serialize)]
+struct Checked {
+    p1_peak: u64,
+    spills: usize,
+    extra_movement: u64,
+    makespan: Option<u64>,
+}
+
+/// One method's numbers, for the side-by-side comparison.
+#[derive(Serialize)]
+struct Summary {
+    method: &'static str,
+    recipe: String,
+    p1_peak: u64,
+    spills: usize,
+    extra_movement: u64,
+    makespan: Option<u64>,
+    valid: bool,
+}
+
+#[wasm_bindgen]
+impl NpuSession {
+    /// Reads an NPU case (contest JSON) from the bytes of file `name`, with the
+    /// contest's memory levels.
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8], name: &str) -> Result<NpuSession, JsError> {
+        let stem = std::path::Path::new(name)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("case")
+            .to_string();
+        let case = read_json(bytes, &stem, default_levels()).map_err(js_error)?;
+        Ok(NpuSession {
+            bytes: bytes.to_vec(),
+            name: stem,
+            case,
+        })
+    }
+
+    /// The case's name, size and levels (with how many buffers each holds), as JSON.
+    pub fn info(&self) -> Result<String, JsError> {
+        let c = &self.case;
+        let levels = c
+            .levels
+            .iter()
+            .enumerate()
+            .map(|(k, l)| LevelInfo {
+                name: &l.name,
+                capacity: l.capacity,
+                buffers: c.buffers.iter().filter(|b| b.level == k).count(),
+            })
+            .collect();
+        to_json(&CaseInfo {
+            name: &c.name,
+            nodes: c.nodes.len(),
+            edges: c.edges.len(),
+            buffers: c.buffers.len(),
+            levels,
+        })
+    }
+
+    /// Solves `problem` (1, 2 or 3) with `method` (`best` or `baseline`) under the
+    /// level `capacities` (in level order), checks the result independently and
+    /// returns the report as JSON. A capacity too small for a buffer fails and keeps
+    /// the old case.
+    pub fn solve(
+        &mut self,
+        problem: u8,
+        method: &str,
+        capacities: Vec<f64>,
+    ) -> Result<String, JsError> {
+        self.set_capacities(&capacities)?;
+        let method = Method::from_name(method).map_err(js_error)?;
+        let solution = solve(&self.case, problem, method).map_err(js_error)?;
+        let report = check_npu(&self.case, problem, &contest_files(&self.case, &solution));
+        let view = npu_view(&self.case, &solution);
+        to_json(&SolveReport {
+            view: &view,
+            valid: report.valid,
+            violation_count: report.violation_count,
+            violations: report
+                .violations
+                .iter()
+                .take(20)
+                .map(|v| v.to_string())
+                .collect(),
+            checked: Checked {
+                p1_peak: report.p1_peak,
+                spills: report.spills,
+                extra_movement: report.extra_movement,
+                makespan: report.makespan,
+            },
+            layout: render::spill_rows(&view.levels),
+            node_bufs: &node_bufs(&self.case, &solution),
+        })
+    }
+
+    /// The case as contest JSON (`formats::npu::write_json`), as `memplan export`
+    /// writes it.
+    #[wasm_bindgen(js_name = exportCase)]
+    pub fn export_case(&self) -> String {
+        memplan_formats::npu::write_json(&self.case)
+    }
+
+    /// Solves `problem` with `method` on the current levels and returns its numbers
+    /// only, for comparing methods; the kept solution does not change.
+    pub fn summary(&self, problem: u8, method: &str) -> Result<JsValue, JsError> {
+        let method = Method::from_name(method).map_err(js_error)?;
+        let solution = solve(&self.case, problem, method).map_err(js_error)?;
+        let report = check_npu(&self.case, problem, &contest_files(&self.case, &solution));
+        to_js(&Summary {
+            method: method.name(),
+            recipe: solution.recipe.clone(),
+            p1_peak: solution.p1_peak,
+            spills: solution.plan.spills.len(),
+            extra_movement: solution.extra_movement(),
+            makespan: solution.makespan(),
+            valid: report.valid,
+        })
+    }
+
+    /// Re-reads the case when `capacities` differ from its levels'.
+    fn set_capacities(&mut self, capacities: &[f64]) -> Result<(), JsError> {
+        if capacities.len() != self.case.levels.len() {
+            return Err(JsError::new(&format!(
+                "expected {} capacities, one per level, got {}",
+                self.case.levels.len(),
+                capacities.len()
+            )));
+        }
+        let mut levels = self.case.levels.clone();
+        for (level, &c) in levels.iter_mut().zip(capacities) {
+            if !(c.is_finite() && c >= 1.0 && c.fract() == 0.0 && c <= 1e15) {
+                return Err(JsError::new(&format!(
+                    "the capacity of {} must be a whole number of at least 1, not {c}",
+                    level.name
+                )));
+            }
+            level.capacity = c as u64;
+        }
+        if levels != self.case.levels {
+            self.case = read_json(&self.bytes, &self.name, levels).map_err(js_error)?;
+        }
+        Ok(())
+    }
+}
+
+/// Per schedule position of `solution`: the ids of the buffers its node touches.
+fn node_bufs(case: &Case, solution: &Solution) -> Vec<Vec<u64>> {
+    let n = case.nodes.len();
+    let id = |b: u32| case.buffers[b as usize].id;
+    let plan = &solution.plan;
+    plan.schedule
+        .iter()
+        .map(|&node| match case.nodes.get(node as usize) {
+            Some(Node::Alloc(b) | Node::Free(b)) => vec![id(*b)],
+            Some(Node::Op(op)) => op.bufs.iter().map(|&b| id(b)).collect(),
+            None => plan
+                .spills
+                .get((node as usize - n) / 2)
+                .map(|s| vec![id(s.buffer)])
+                .unwrap_or_default(),
+        })
+        .collect()
+}

@@ -1,0 +1,134 @@
+//! The teaching view's side of the wasm layer. In the worker, [`Session::lesson`]
+//! walks a plan report the session made; on the page, a [`LessonDrawing`] keeps a
+//! lesson and its plan and draws them at any moment (a stage and a position).
+
+use super::{canvas_area, js_error, to_js, to_json, view, with_raster, Session};
+use memplan::plan::Plan;
+use memplan::teach::{self, Lesson, Moment, Stage};
+use memplan_render::{self as render, Boxes, Raster};
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+/// The parts of a plan report (see `Session::plan`) a lesson needs.
+#[derive(Deserialize)]
+struct Report {
+    plan: Plan,
+    profile: Vec<(u32, u64)>,
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// The lesson (JSON text) of the plan in `report`, a report this session made
+    /// with its current options; fails on graphs too large to walk through.
+    pub fn lesson(&self, report: &str) -> Result<String, JsError> {
+        let report: Report = serde_json::from_str(report).map_err(js_error)?;
+        let lesson = teach::lesson(&self.graph, &self.analysis, &report.plan).map_err(js_error)?;
+        to_json(&lesson)
+    }
+}
+
+/// A moment named by JS: stage `live`, `colour` or `pack`, and a position.
+fn moment(stage: &str, index: u32) -> Result<Moment, JsError> {
+    let stage = match stage {
+        "live" => Stage::Live,
+        "colour" => Stage::Colour,
+        "pack" => Stage::Pack,
+        other => {
+            return Err(JsError::new(&format!(
+                "no stage `{other}` (expected live, colour or pack)"
+            )))
+        }
+    };
+    Ok(Moment {
+        stage,
+        index: index as usize,
+    })
+}
+
+/// A lesson and the plan it walks, drawn on the page's canvases.
+#[wasm_bindgen]
+pub struct LessonDrawing {
+    lesson: Lesson,
+    report: Report,
+    raster: Raster,
+}
+
+#[wasm_bindgen]
+impl LessonDrawing {
+    /// Keeps `lesson` and the plan `report` it walks (both JSON text from the worker).
+    #[wasm_bindgen(constructor)]
+    pub fn new(lesson: &str, report: &str) -> Result<LessonDrawing, JsError> {
+        Ok(LessonDrawing {
+            lesson: serde_json::from_str(lesson).map_err(js_error)?,
+            report: serde_json::from_str(report).map_err(js_error)?,
+            raster: Raster::new(),
+        })
+    }
+
+    /// What the charts emphasise at the moment (`stage`, `index`), as an object.
+    pub fn marks(&self, stage: &str, index: u32) -> Result<JsValue, JsError> {
+        to_js(&moment(stage, index)?.marks(&self.lesson, &self.report.plan))
+    }
+
+    /// Draws the time-by-address chart at the moment on `canvas` (device pixels,
+    /// `scale` per CSS pixel), zoomed to `window`; returns the plot's frame.
+    #[wasm_bindgen(js_name = drawTimeAddress)]
+    pub fn draw_time_address(
+        &mut self,
+        canvas: HtmlCanvasElement,
+        scale: f64,
+        stage: &str,
+        index: u32,
+        window: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let at = moment(stage, index)?;
+        let view = view(scale, None, window)?;
+        let (lesson, plan) = (&self.lesson, &self.report.plan);
+        let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
+            render::lesson_time_address(root, lesson, plan, at, &view, Boxes::Raster(raster, put))
+        })?;
+        to_js(&frame)
+    }
+
+    /// Draws the live-bytes curve at the moment on `canvas`; returns its frame.
+    #[wasm_bindgen(js_name = drawLiveBytes)]
+    pub fn draw_live_bytes(
+        &self,
+        canvas: HtmlCanvasElement,
+        scale: f64,
+        stage: &str,
+        index: u32,
+        window: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let at = moment(stage, index)?;
+        let view = view(scale, None, window)?;
+        let root = canvas_area(canvas)?;
+        let r = &self.report;
+        let frame = render::lesson_live_bytes(&root, &self.lesson, &r.plan, &r.profile, at, &view)
+            .map_err(js_error)?;
+        root.present().map_err(js_error)?;
+        to_js(&frame)
+    }
+
+    /// Draws the interference graph at the moment on `canvas`; returns where its
+    /// nodes landed (`[{tensor, x, y, r}]` in CSS pixels).
+    #[wasm_bindgen(js_name = drawGraph)]
+    pub fn draw_graph(
+        &self,
+        canvas: HtmlCanvasElement,
+        scale: f64,
+        stage: &str,
+        index: u32,
+    ) -> Result<JsValue, JsError> {
+        let at = moment(stage, index)?;
+        let view = view(scale, None, JsValue::UNDEFINED)?;
+        let marks = at.marks(&self.lesson, &self.report.plan);
+        let root = canvas_area(canvas)?;
+        let spots =
+            render::interference_graph(&root, &self.lesson, &self.report.plan, &marks, &view)
+                .map_err(js_error)?;
+        root.present().map_err(js_error)?;
+        to_js(&spots)
+    }
+}

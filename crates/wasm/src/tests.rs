@@ -1,0 +1,197 @@
+//! The wasm API as JS sees it, run in wasm by `wasm-bindgen-test` (in Node):
+//! sessions, plan options, NPU solving and lessons, and every error a JS `Error`
+//! carrying the core's message.
+
+use super::npu::NpuSession;
+use super::Session;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+const SEED: &[u8] = include_bytes!("../../../examples/transformer_layer.json");
+const NPU_TINY: &[u8] = include_bytes!("../../../examples/npu_tiny_matmul.json");
+
+/// The message of the JS `Error` that `error` becomes on the JS side.
+fn message(error: JsError) -> String {
+    let value = JsValue::from(error);
+    let error: js_sys::Error = value.dyn_into().expect("a JS Error");
+    error.message().into()
+}
+
+fn options(json: &str) -> JsValue {
+    js_sys::JSON::parse(json).unwrap()
+}
+
+fn plan(session: &mut Session, strategy: &str, opts: &str) -> Value {
+    let text = session.plan(strategy, options(opts), None).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn the_seed_example_plans_at_its_bound() {
+    let mut session = Session::new(SEED, "transformer_layer.json", JsValue::UNDEFINED).unwrap();
+    let info: Value = serde_json::from_str(&session.info().unwrap()).unwrap();
+    assert_eq!(info["name"], "transformer_layer");
+    assert_eq!(info["tensors"], 8);
+    for strategy in ["greedy-size", "best-fit", "search"] {
+        let report = plan(&mut session, strategy, "{}");
+        assert_eq!(report["valid"], true, "{strategy}");
+        assert_eq!(report["plan"]["peak_bytes"], 402_653_184u64, "{strategy}");
+        assert_eq!(report["plan"]["lower_bound"], 402_653_184u64);
+        assert_eq!(report["capacity"], Value::Null);
+    }
+    let naive = plan(&mut session, "naive", r#"{"capacity": "400MiB"}"#);
+    assert_eq!(naive["plan"]["peak_bytes"], 939_524_096u64);
+    assert_eq!(naive["capacity"], 419_430_400u64);
+}
+
+#[wasm_bindgen_test]
+fn alignment_reaches_every_offset() {
+    let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
+    let report = plan(&mut session, "first-fit", r#"{"align": "3MiB"}"#);
+    assert_eq!(report["valid"], true);
+    for t in report["plan"]["tensors"].as_array().unwrap() {
+        assert_eq!(t["offset"].as_u64().unwrap() % (3 << 20), 0, "{t}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn a_search_reports_progress_through_the_callback() {
+    let data = b"id,lower,upper,size\n0,0,4,64\n1,1,5,32\n2,2,8,64\n3,4,9,32\n4,5,9,96\n";
+    let mut session = Session::new(data, "m.csv", JsValue::UNDEFINED).unwrap();
+    let calls = js_sys::Array::new();
+    let record = {
+        let calls = calls.clone();
+        Closure::<dyn FnMut(JsValue)>::new(move |p: JsValue| {
+            calls.push(&p);
+        })
+    };
+    let callback: &js_sys::Function = record.as_ref().unchecked_ref();
+    let text = session
+        .plan("best-of", options("{}"), Some(callback.clone()))
+        .unwrap();
+    let report: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(report["valid"], true);
+    assert!(calls.length() >= 1, "no progress reported");
+    let first = calls.get(0);
+    let peak = js_sys::Reflect::get(&first, &"best_peak".into()).unwrap();
+    assert!(peak.as_f64().unwrap() >= report["plan"]["peak_bytes"].as_f64().unwrap());
+}
+
+#[wasm_bindgen_test]
+fn errors_are_js_errors_with_the_core_message() {
+    let bad = Session::new(b"{\"tensors\": [}", "bad.json", JsValue::UNDEFINED)
+        .err()
+        .unwrap();
+    assert!(message(bad).contains("line 1"));
+    let cycle = br#"{"tensors": [{"name": "a", "size": 1}, {"name": "b", "size": 1}],
+        "ops": [{"name": "f", "inputs": ["a"], "outputs": ["b"]},
+                {"name": "g", "inputs": ["b"], "outputs": ["a"]}]}"#;
+    let cyclic = Session::new(cycle, "c.json", JsValue::UNDEFINED)
+        .err()
+        .unwrap();
+    assert!(message(cyclic).contains("cycle"));
+
+    let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
+    let cases = [
+        ("fastest", "{}", "unknown strategy `fastest`"),
+        ("naive", r#"{"align": "lots"}"#, "alignment:"),
+        ("naive", r#"{"capacity": "-3"}"#, "capacity:"),
+        ("search", r#"{"budget_ms": 1e12}"#, "out of range"),
+        ("naive", r#"{"colour": "red"}"#, "unknown field `colour`"),
+    ];
+    for (strategy, opts, expected) in cases {
+        let Err(error) = session.plan(strategy, options(opts), None) else {
+            panic!("{strategy} {opts}: planned instead of an error");
+        };
+        let text = message(error);
+        assert!(text.contains(expected), "{strategy} {opts}: {text}");
+    }
+    // the session still plans after the errors
+    assert_eq!(plan(&mut session, "greedy-size", "{}")["valid"], true);
+}
+
+#[wasm_bindgen_test]
+fn an_npu_case_solves_and_checks() {
+    let mut session = NpuSession::new(NPU_TINY, "npu_tiny_matmul.json").unwrap();
+    let levels = vec![200.0, 1024.0, 256.0, 256.0, 512.0];
+    let report: Value =
+        serde_json::from_str(&session.solve(2, "best", levels.clone()).unwrap()).unwrap();
+    assert_eq!(report["valid"], true);
+    assert_eq!(
+        report["checked"]["extra_movement"], 192,
+        "{}",
+        report["checked"]
+    );
+    let too_small = session.solve(2, "best", vec![1.0, 1024.0, 256.0, 256.0, 512.0]);
+    assert!(message(too_small.err().unwrap()).contains("L1"));
+    let wrong = session.solve(2, "best", vec![]).err().unwrap();
+    assert!(message(wrong).contains("expected 5 capacities"));
+    assert!(session.solve(2, "fastest", levels).is_err());
+}
+
+#[wasm_bindgen_test]
+fn a_lesson_walks_the_plan_on_show() {
+    let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
+    let report = session
+        .plan("greedy-size", JsValue::UNDEFINED, None)
+        .unwrap();
+    let lesson: Value = serde_json::from_str(&session.lesson(&report).unwrap()).unwrap();
+    assert!(lesson.is_object());
+    assert!(session.lesson("{}").is_err());
+}
+
+/// The field `key` of JS object `value`, as JSON.
+fn field(value: &JsValue, key: &str) -> Value {
+    let text = js_sys::JSON::stringify(&js_sys::Reflect::get(value, &key.into()).unwrap()).unwrap();
+    serde_json::from_str(&String::from(text)).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn a_packed_report_draws_and_finds_tensors_by_id_and_under_a_point() {
+    let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
+    let text = session
+        .plan("greedy-size", JsValue::UNDEFINED, None)
+        .unwrap();
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let packed = session
+        .plan_packed("greedy-size", JsValue::UNDEFINED, None)
+        .unwrap();
+    let mut drawing = super::draw::Drawing::new();
+    drawing.set_packed(0, &packed).unwrap();
+    // the packed report is the JSON one, the summary it without the tensors
+    let exported: Value = serde_json::from_str(&drawing.json(Some(0)).unwrap()).unwrap();
+    assert_eq!(exported, report);
+    let summary: Value = serde_json::from_str(&drawing.summary(0).unwrap()).unwrap();
+    assert_eq!(summary["plan"]["peak_bytes"], report["plan"]["peak_bytes"]);
+    assert_eq!(summary["plan"]["tensors"], Value::Array(Vec::new()));
+    assert_eq!(
+        summary["placed"],
+        report["plan"]["tensors"].as_array().unwrap().len()
+    );
+    let cut = drawing
+        .set_packed(1, &packed[..packed.len() - 1])
+        .unwrap_err();
+    assert!(message(cut).contains("ends early"));
+    let tensors = report["plan"]["tensors"].as_array().unwrap();
+    assert!(!tensors.is_empty());
+    for t in tensors {
+        let id = t["id"].as_u64().unwrap() as u32;
+        let by_id = drawing.tensor(0, id).unwrap();
+        assert_eq!(field(&by_id, "name"), t["name"]);
+        assert_eq!(field(&by_id, "offset"), t["offset"]);
+        // the middle of its box, and just past its last byte
+        let (start, end) = (t["start"].as_f64().unwrap(), t["end"].as_f64().unwrap());
+        let (offset, size) = (t["offset"].as_f64().unwrap(), t["size"].as_f64().unwrap());
+        let inside = drawing
+            .tensor_at(0, (start + end + 1.0) / 2.0, offset + size / 2.0)
+            .unwrap();
+        assert_eq!(field(&inside, "id"), t["id"]);
+        let past = drawing.tensor_at(0, start, offset + size).unwrap();
+        assert!(past.is_null() || field(&past, "id") != t["id"]);
+    }
+    assert!(drawing.tensor(0, 9_999).unwrap().is_null());
+    assert!(drawing.tensor_at(0, -1.0, 0.0).unwrap().is_null());
+    assert!(message(drawing.tensor(1, 0).unwrap_err()).contains("no plan"));
+}
