@@ -79,7 +79,7 @@ contest_seed
 seed tflite "$shared"/tflite/*.tflite
 seed onnx "$shared"/onnx/*.onnx "$shared"/models/*.onnx "$shared"/onnx-node/*.onnx
 mkdir -p corpus/plan_check
-# a packed report of two tensors (see src/formats/packed.rs)
+# a packed report of two tensors (see crates/formats/src/packed.rs)
 mkdir -p corpus/packed
 python3 - corpus/packed/seed-two <<'PY'
 import struct, sys
