@@ -6,8 +6,7 @@
 //! [`Lifetime`] (instances without ops, such as MiniMalloc CSV) keeps it as is.
 
 use crate::error::Error;
-use crate::liveness::Lifetime;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -28,6 +27,34 @@ impl TensorId {
 impl OpId {
     pub fn index(self) -> usize {
         self.0 as usize
+    }
+}
+
+/// Inclusive range of steps `[start, end]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Lifetime {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Lifetime {
+    pub fn new(start: u32, end: u32) -> Lifetime {
+        debug_assert!(start <= end);
+        Lifetime { start, end }
+    }
+
+    /// True when no step is shared.
+    pub fn is_disjoint(&self, other: &Lifetime) -> bool {
+        self.end < other.start || other.end < self.start
+    }
+
+    pub fn is_alive_at(&self, step: u32) -> bool {
+        self.start <= step && step <= self.end
+    }
+
+    /// Number of steps covered.
+    pub fn duration(&self) -> u64 {
+        u64::from(self.end - self.start) + 1
     }
 }
 

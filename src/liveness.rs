@@ -7,36 +7,10 @@
 //! offset plan on this order can use less.
 
 use crate::error::Error;
+/// Lifetimes are graph facts (an instance may fix them); the type sits with the graph.
+pub use crate::graph::Lifetime;
 use crate::graph::{Graph, OpId, TensorId};
-use serde::{Deserialize, Serialize};
-
-/// Inclusive range of steps `[start, end]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Lifetime {
-    pub start: u32,
-    pub end: u32,
-}
-
-impl Lifetime {
-    pub fn new(start: u32, end: u32) -> Lifetime {
-        debug_assert!(start <= end);
-        Lifetime { start, end }
-    }
-
-    /// True when no step is shared.
-    pub fn is_disjoint(&self, other: &Lifetime) -> bool {
-        self.end < other.start || other.end < self.start
-    }
-
-    pub fn is_alive_at(&self, step: u32) -> bool {
-        self.start <= step && step <= self.end
-    }
-
-    /// Number of steps covered.
-    pub fn duration(&self) -> u64 {
-        u64::from(self.end - self.start) + 1
-    }
-}
+use serde::Serialize;
 
 /// An arena tensor as the packers see it: a size over a lifetime.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

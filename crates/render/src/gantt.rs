@@ -1,7 +1,7 @@
 //! The per-pipe Gantt chart of an NPU plan: a lane per pipe, one bar per node from
 //! its start to its finish cycle, coloured by op, with a legend of ops on top.
 
-use super::levels::SPILL;
+use super::style::SPILL;
 use super::{
     axes, clip, frame, legend, legend_layout, row_label, Extent, Frame, View, YAxis, GRID, INK,
     PALETTE,

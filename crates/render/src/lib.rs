@@ -17,17 +17,21 @@ mod interference;
 mod lesson;
 mod levels;
 mod live_bytes;
+mod npu;
 mod raster;
 mod spills;
+mod style;
 mod time_address;
 
 pub use gantt::gantt;
 pub use interference::{interference_graph, Spot};
 pub use lesson::{lesson_live_bytes, lesson_time_address};
-pub use levels::{level_chart, level_chart_with, npu_svg};
+pub use levels::{level_chart, level_chart_with};
 pub use live_bytes::live_bytes;
+pub use npu::npu_svg;
 pub use raster::Raster;
 pub use spills::{away, spill_rows, spill_timeline, Lane, SpillLayout, SpillRow};
+pub use style::palette_hex;
 pub use time_address::{time_address, time_address_indexed, time_address_with, StepIndex};
 
 use memplan::plan::Plan;
@@ -36,6 +40,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
+use style::{pool_colour, BOUND, GRID, INK, PALETTE, PEAK};
 
 /// A chart of steps or cycles (x) by bytes in an axis unit, or rows (y).
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
@@ -159,35 +164,6 @@ impl Frame {
             y_max: y.1,
         }
     }
-}
-
-const INK: RGBColor = RGBColor(55, 65, 81);
-const GRID: RGBColor = RGBColor(229, 231, 235);
-const PEAK: RGBColor = RGBColor(190, 40, 50);
-const BOUND: RGBColor = RGBColor(20, 130, 90);
-
-/// Pool colours, repeated when there are more pools.
-const PALETTE: [RGBColor; 10] = [
-    RGBColor(78, 121, 167),
-    RGBColor(242, 142, 43),
-    RGBColor(89, 161, 79),
-    RGBColor(225, 87, 89),
-    RGBColor(118, 183, 178),
-    RGBColor(237, 201, 72),
-    RGBColor(176, 122, 161),
-    RGBColor(255, 157, 167),
-    RGBColor(156, 117, 95),
-    RGBColor(186, 176, 172),
-];
-
-fn pool_colour(pool: u32) -> RGBColor {
-    PALETTE[pool as usize % PALETTE.len()]
-}
-
-/// Palette entry `k` (pools and other keys cycle through it) as `#rrggbb`.
-pub fn palette_hex(k: u32) -> String {
-    let RGBColor(r, g, b) = pool_colour(k);
-    format!("#{r:02x}{g:02x}{b:02x}")
 }
 
 /// A byte unit for an axis reaching `max` bytes: its name and size.

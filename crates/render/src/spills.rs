@@ -2,7 +2,7 @@
 //! buffer leaves the level to the step it comes back, in the buffer's colour, so it
 //! links to the buffer's rectangles in the level's chart.
 
-use super::levels::{buffer_colour, SPILL};
+use super::style::{buffer_colour, SPILL};
 use super::{
     axes, clip, frame, pixel_size, row_label, Extent, Frame, View, YAxis, BOUND, GRID, INK,
 };

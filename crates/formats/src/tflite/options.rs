@@ -3,8 +3,10 @@
 //! with the defaults of `schema.fbs`.
 
 use super::super::flatbuf::Table;
-use super::shapes::MAX_RANK;
 use memplan::error::Error;
+
+/// Largest rank an option or a shape rule reads or gives.
+pub const MAX_RANK: usize = 64;
 
 /// The options table of one operator, or none (all fields take their defaults).
 #[derive(Clone, Copy, Default)]

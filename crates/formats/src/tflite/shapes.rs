@@ -13,9 +13,8 @@
 //! All arithmetic is checked: a hostile file gives an error, never a panic.
 
 use super::options::Opts;
+pub use super::options::MAX_RANK;
 
-/// Largest rank a rule reads or gives.
-pub const MAX_RANK: usize = 64;
 /// Largest number of elements of a value memplan reads or computes.
 pub const MAX_VALUE: usize = 4096;
 

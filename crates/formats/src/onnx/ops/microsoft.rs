@@ -4,10 +4,9 @@
 
 use super::elementwise;
 use super::nn::{conv_shape, gemm_shape, matmul_shape};
-use super::quant::{to_nchw, to_nhwc};
 use super::{Ctx, Registry, MS, ONNX};
 use crate::onnx::dtype::{BOOL, FLOAT, INT32};
-use crate::onnx::shape::{add, mul, Out};
+use crate::onnx::shape::{add, mul, to_nchw, to_nhwc, Out};
 
 /// Ops whose every output is the first input's type.
 const SAME: &[&str] = &[

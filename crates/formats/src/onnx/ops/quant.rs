@@ -9,7 +9,7 @@
 use super::nn::{conv_shape, gemm_shape, matmul_shape, pool_shape};
 use super::{Ctx, Registry, MS, ONNX};
 use crate::onnx::dtype::{FLOAT, INT32, UINT8};
-use crate::onnx::shape::{add, axes, axis, broadcast, Out};
+use crate::onnx::shape::{add, axes, axis, broadcast, to_nchw, to_nhwc, Out};
 
 const UINT16: i32 = 4;
 const UINT32: i32 = 12;
@@ -65,26 +65,6 @@ fn output_dtype(c: &Ctx) -> Result<Option<i32>, String> {
     let d = c.int("output_dtype", 0);
     let d = i32::try_from(d).map_err(|_| format!("output_dtype {d} is out of range"))?;
     Ok((d != 0).then_some(d))
-}
-
-/// `NHWC...` as `NCHW...`.
-pub fn to_nchw(x: &[i64]) -> Result<Vec<i64>, String> {
-    let (&n, rest) = x.split_first().ok_or("a channels-last input of rank 0")?;
-    let (&ch, spatial) = rest.split_last().ok_or("a channels-last input of rank 1")?;
-    let mut out = vec![n, ch];
-    out.extend_from_slice(spatial);
-    Ok(out)
-}
-
-/// `NCHW...` as `NHWC...`.
-pub fn to_nhwc(y: &[i64]) -> Result<Vec<i64>, String> {
-    let [n, ch, spatial @ ..] = y else {
-        return Err("a channels-first shape of rank below 2".into());
-    };
-    let mut out = vec![*n];
-    out.extend_from_slice(spatial);
-    out.push(*ch);
-    Ok(out)
 }
 
 /// Output type: the zero point's (input 2), else `output_dtype` (opset 21),
