@@ -194,6 +194,26 @@ pub fn shape_range(node: &Node, rank: usize) -> std::ops::Range<usize> {
     s..e.max(s)
 }
 
+/// `NHWC...` as `NCHW...`.
+pub fn to_nchw(x: &[i64]) -> Result<Vec<i64>, String> {
+    let (&n, rest) = x.split_first().ok_or("a channels-last input of rank 0")?;
+    let (&ch, spatial) = rest.split_last().ok_or("a channels-last input of rank 1")?;
+    let mut out = vec![n, ch];
+    out.extend_from_slice(spatial);
+    Ok(out)
+}
+
+/// `NCHW...` as `NHWC...`.
+pub fn to_nhwc(y: &[i64]) -> Result<Vec<i64>, String> {
+    let [n, ch, spatial @ ..] = y else {
+        return Err("a channels-first shape of rank below 2".into());
+    };
+    let mut out = vec![*n];
+    out.extend_from_slice(spatial);
+    out.push(*ch);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,24 +243,4 @@ mod tests {
         assert_eq!(Data::Float(vec![2.0, 3.0]).ints(), Some(vec![2, 3]));
         assert_eq!(Data::Float(vec![1.5]).ints(), None);
     }
-}
-
-/// `NHWC...` as `NCHW...`.
-pub fn to_nchw(x: &[i64]) -> Result<Vec<i64>, String> {
-    let (&n, rest) = x.split_first().ok_or("a channels-last input of rank 0")?;
-    let (&ch, spatial) = rest.split_last().ok_or("a channels-last input of rank 1")?;
-    let mut out = vec![n, ch];
-    out.extend_from_slice(spatial);
-    Ok(out)
-}
-
-/// `NCHW...` as `NHWC...`.
-pub fn to_nhwc(y: &[i64]) -> Result<Vec<i64>, String> {
-    let [n, ch, spatial @ ..] = y else {
-        return Err("a channels-first shape of rank below 2".into());
-    };
-    let mut out = vec![*n];
-    out.extend_from_slice(spatial);
-    out.push(*ch);
-    Ok(out)
 }
