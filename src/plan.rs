@@ -1,5 +1,7 @@
 //! A memory plan: the output every strategy produces and the checker reads.
 
+use crate::graph::{Lifetime, TensorId};
+use crate::liveness::{self, Buffer};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -44,6 +46,21 @@ pub struct Placement {
 }
 
 impl Plan {
+    /// Live bytes per step, `(step, bytes)` where the sum changes, over this plan's
+    /// own order (the steps its tensors carry): after `reorder`, the order it chose.
+    pub fn profile(&self) -> Vec<(u32, u64)> {
+        let buffers: Vec<Buffer> = self
+            .tensors
+            .iter()
+            .map(|t| Buffer {
+                tensor: TensorId(t.id),
+                size: t.size,
+                life: Lifetime::new(t.start, t.end),
+            })
+            .collect();
+        liveness::profile(&buffers)
+    }
+
     /// Peak over the lower bound; 1.0 when there is nothing to place.
     pub fn ratio(&self) -> f64 {
         if self.lower_bound == 0 {

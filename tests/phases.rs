@@ -201,3 +201,20 @@ fn alignment_applies_to_every_strategy() {
     assert!(PackOptions::new(0).is_err());
     assert!(PackOptions::new(1 << 31).is_err());
 }
+
+/// `reorder` on two branches: the memory-aware order's bound (102 B) instead of the
+/// stored order's (201 B), and the plan's live-bytes profile is its own order's.
+#[test]
+fn a_reordered_plan_profiles_its_own_order() {
+    let data = std::fs::read("tests/data/two_branches.json").unwrap();
+    let g = memplan_formats::read(&data, None, "two_branches").unwrap();
+    let opts = memplan::Options::default();
+    let most = |plan: &memplan::Plan| plan.profile().iter().map(|p| p.1).max().unwrap();
+    let kahn = memplan::plan(&g, memplan::Strategy::GreedySize, &opts).unwrap();
+    assert_eq!((kahn.lower_bound, most(&kahn)), (201, 201));
+    let reordered = memplan::plan(&g, memplan::Strategy::Reorder, &opts).unwrap();
+    assert_eq!(reordered.order_kind, "memory");
+    assert_eq!((reordered.lower_bound, most(&reordered)), (102, 102));
+    assert!(memplan::check::check(&g, &reordered).is_empty());
+    assert_eq!(reordered.peak_bytes, 102);
+}

@@ -324,8 +324,7 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
         analysis.clone()
     };
     if let Some(path) = svg {
-        let profile = memplan::liveness::profile(&ordered.liveness.buffers);
-        let doc = memplan_render::svg(&plan, &profile, 960, 720)?;
+        let doc = memplan_render::svg(&plan, &plan.profile(), 960, 720)?;
         std::fs::write(&path, doc).map_err(|e| format!("cannot write {path}: {e}"))?;
     }
     let nested: Vec<_> = memplan::plan_nested(&graph, strategy, &common.opts)?

@@ -17,7 +17,7 @@ mod tests;
 
 use canvas::Canvas;
 use memplan::pack::{Budget, Progress};
-use memplan::{analyse, check, liveness, Analysis, Graph, Options, PackOptions, Plan, Strategy};
+use memplan::{analyse, check, Analysis, Graph, Options, PackOptions, Plan, Strategy};
 use memplan_formats::{self as formats, format_size};
 use memplan_render::plotters::prelude::*;
 use memplan_render::{Raster, View, Window};
@@ -100,7 +100,6 @@ pub struct Session {
     graph: Graph,
     analysis: Analysis,
     options: Options,
-    profile: Vec<(u32, u64)>,
     /// The file's main graph, and the bodies of its ops (depth first, each named
     /// by its path): `graph` is one of them, the one on show.
     root: Graph,
@@ -171,13 +170,13 @@ struct OpInfo<'a> {
     kind: &'a str,
 }
 
-/// A plan with its check and the live-bytes profile it was planned against.
+/// A plan with its check and its live-bytes profile (over the plan's own order).
 #[derive(Serialize)]
 struct PlanReport<'a> {
     plan: &'a Plan,
     valid: bool,
     violations: Vec<String>,
-    profile: &'a [(u32, u64)],
+    profile: Vec<(u32, u64)>,
     ratio: f64,
     /// The capacity the plan was asked to fit in, if any.
     capacity: Option<u64>,
@@ -276,7 +275,6 @@ impl Session {
             Err(_) => (self.root.clone(), None),
         };
         let analysis = analyse(&graph, &self.options).map_err(js_error)?;
-        self.profile = liveness::profile(&analysis.liveness.buffers);
         self.analysis = analysis;
         self.graph = graph;
         self.focus = focus;
@@ -349,8 +347,11 @@ impl Session {
     ) -> Result<Vec<u8>, JsError> {
         let (mut plan, capacity) = self.planned(strategy, options, progress)?;
         let violations = self.violations(&plan);
+        let profile = plan.profile();
         let tensors = std::mem::take(&mut plan.tensors);
-        let head = to_json(&self.report(&plan, capacity, violations, Some(tensors.len())))?;
+        let mut head = self.report(&plan, capacity, violations, Some(tensors.len()));
+        head.profile = profile;
+        let head = to_json(&head)?;
         Ok(formats::packed::pack(&head, &tensors))
     }
 }
@@ -402,7 +403,6 @@ impl Session {
     fn start(graph: Graph) -> Result<Session, JsError> {
         let options = Options::default();
         let analysis = analyse(&graph, &options).map_err(js_error)?;
-        let profile = liveness::profile(&analysis.liveness.buffers);
         let nested = graph
             .bodies()
             .into_iter()
@@ -413,7 +413,6 @@ impl Session {
             graph,
             analysis,
             options,
-            profile,
             bodies: nested,
             focus: None,
         })
@@ -479,7 +478,7 @@ impl Session {
             plan,
             valid: violations.is_empty(),
             violations,
-            profile: &self.profile,
+            profile: plan.profile(),
             ratio: plan.ratio(),
             capacity,
             placed,

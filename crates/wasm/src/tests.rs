@@ -46,6 +46,28 @@ fn the_seed_example_plans_at_its_bound() {
     assert_eq!(naive["capacity"], 419_430_400u64);
 }
 
+/// Two branches whose stored order keeps both large tensors alive (bound 201 B)
+/// where the memory-aware order needs 102 B: `reorder` takes that order, and the
+/// report's live-bytes profile is the one of the order it took.
+#[wasm_bindgen_test]
+fn the_profile_follows_the_order_reorder_took() {
+    const BRANCHES: &[u8] = include_bytes!("../../../tests/data/two_branches.json");
+    let mut session = Session::new(BRANCHES, "two_branches.json", JsValue::UNDEFINED).unwrap();
+    let most = |report: &Value| {
+        let steps = report["profile"].as_array().unwrap();
+        steps.iter().map(|p| p[1].as_u64().unwrap()).max().unwrap()
+    };
+    let kahn = plan(&mut session, "greedy-size", "{}");
+    assert_eq!(
+        (most(&kahn), kahn["plan"]["lower_bound"].as_u64()),
+        (201, Some(201))
+    );
+    let reordered = plan(&mut session, "reorder", "{}");
+    assert_eq!(reordered["plan"]["order_kind"], "memory");
+    assert_eq!(reordered["plan"]["lower_bound"], 102);
+    assert_eq!(most(&reordered), 102);
+}
+
 #[wasm_bindgen_test]
 fn alignment_reaches_every_offset() {
     let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
