@@ -98,8 +98,11 @@ impl Analysis {
     /// Offsets from `strategy`, gathered into a [`Plan`]; the searching strategies
     /// run on a deterministic work budget (see [`PackOptions::budget_ms`]).
     pub fn plan(&self, graph: &Graph, strategy: Strategy) -> Plan {
-        let units = (self.opts.pack.budget_ms).saturating_mul(pack::budget::WORK_PER_MS);
-        self.plan_within(graph, strategy, &mut Budget::work(units))
+        self.plan_within(
+            graph,
+            strategy,
+            &mut Budget::work_for_ms(self.opts.pack.budget_ms),
+        )
     }
 
     /// Like [`Analysis::plan`], within `budget` (a clock the caller supplies, or

@@ -40,6 +40,12 @@ pub struct Budget<'a> {
 }
 
 impl<'a> Budget<'a> {
+    /// The deterministic budget that stands for `ms` milliseconds of native work
+    /// ([`WORK_PER_MS`] units each): the same plan on every machine and in the page.
+    pub fn work_for_ms(ms: u64) -> Budget<'a> {
+        Budget::work(ms.saturating_mul(WORK_PER_MS))
+    }
+
     /// A deterministic budget of `units` work units.
     pub fn work(units: u64) -> Budget<'a> {
         Budget {

@@ -165,7 +165,7 @@ impl Strategy {
     /// Offsets for `buffers`, one per buffer; the searching strategies run on a
     /// deterministic work budget of `opts.budget_ms`.
     pub fn pack(self, buffers: &[Buffer], opts: PackOptions) -> Vec<u64> {
-        let mut budget = Budget::work(opts.budget_ms.saturating_mul(budget::WORK_PER_MS));
+        let mut budget = Budget::work_for_ms(opts.budget_ms);
         self.pack_within(buffers, opts, &mut budget).offsets
     }
 
@@ -199,6 +199,7 @@ pub fn peak(buffers: &[Buffer], offsets: &[u64]) -> u64 {
         .unwrap_or(0)
 }
 
+/// `x` rounded up to a multiple of `align` (an alignment of 0 counts as 1).
 pub(crate) fn align_up(x: u64, align: u64) -> u64 {
-    x.div_ceil(align) * align
+    x.div_ceil(align.max(1)) * align.max(1)
 }

@@ -9,7 +9,7 @@
 
 use crate::interference::birth_order;
 use crate::liveness::Buffer;
-use crate::pack::Strategy;
+use crate::pack::{align_up, Strategy};
 use serde::{Deserialize, Serialize};
 
 /// How a buffer's offset was chosen.
@@ -225,8 +225,4 @@ fn pick(gaps: &[Gap], fit: GapRule, align: u64) -> (GapRule, u64) {
             (GapRule::Top, align_up(top, align))
         }
     }
-}
-
-fn align_up(x: u64, align: u64) -> u64 {
-    x.div_ceil(align.max(1)) * align.max(1)
 }

@@ -217,7 +217,7 @@ impl Common {
     /// same plan.
     fn budget<'a>(&self, ms: f64) -> Budget<'a> {
         if self.deterministic {
-            Budget::work((ms as u64).saturating_mul(memplan::pack::budget::WORK_PER_MS))
+            Budget::work_for_ms(ms as u64)
         } else {
             Budget::timed(&clock_ms, ms)
         }

@@ -501,7 +501,7 @@ impl Session {
         let mut budget = if wall_clock.unwrap_or(false) {
             Budget::timed(&now_ms, ms)
         } else {
-            Budget::work((ms as u64).saturating_mul(memplan::pack::budget::WORK_PER_MS))
+            Budget::work_for_ms(ms as u64)
         };
         let mut last = f64::NEG_INFINITY;
         let mut tell = |p: &Progress| {
