@@ -7,6 +7,7 @@ mod common;
 use common::memplan;
 use memplan::check::npu::{check_npu, NpuReport, NpuViolation, MAX_VIOLATIONS};
 use memplan::npu::case::{default_levels, Case};
+use memplan::npu::problem::Problem;
 use memplan_formats::contest::{self, ContestFile, ContestFiles};
 use memplan_formats::npu::{read_csv, read_json, write_json};
 use std::path::{Path, PathBuf};
@@ -39,7 +40,11 @@ fn published(folder: &str, case: &str, problem: u8) -> Option<NpuReport> {
     let data = std::fs::read(root.join(format!("{case}.json"))).unwrap();
     let case_model = read_json(&data, case, default_levels()).unwrap();
     let files = read_results(&root.join("published").join(folder), case, problem);
-    Some(check_npu(&case_model, problem, &files))
+    Some(check_npu(
+        &case_model,
+        Problem::from_number(problem).unwrap(),
+        &files,
+    ))
 }
 
 fn problem1_row(folder: &str, case: &str, peak: u64) {
@@ -202,7 +207,11 @@ fn messages(r: &NpuReport) -> Vec<String> {
 
 #[test]
 fn small_problem1_is_valid() {
-    let r = check_npu(&small("L0B"), 1, &files(&IN_ORDER, &[], &[]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Residency,
+        &files(&IN_ORDER, &[], &[]),
+    );
     assert_eq!(messages(&r), Vec::<String>::new());
     assert_eq!(r.p1_peak, 200);
     assert_eq!(r.makespan, None);
@@ -210,14 +219,22 @@ fn small_problem1_is_valid() {
 
 #[test]
 fn small_problem2_waits_for_address_reuse() {
-    let r = check_npu(&small("L0B"), 2, &files(&IN_ORDER, &ALL_AT_ZERO, &[]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Movement,
+        &files(&IN_ORDER, &ALL_AT_ZERO, &[]),
+    );
     assert!(r.valid, "{:?}", messages(&r));
     assert_eq!((r.p1_peak, r.spills, r.extra_movement), (200, 0, 0));
     // buffer 2 reuses buffer 0's L1 addresses: its ALLOC waits for FREE(0) at 15,
     // so COPY_IN 6 runs 15..25, MOVE 8 25..30, MATMUL 30..50, COPY_OUT 50..58
     assert_eq!(r.makespan, Some(58));
     let apart = [(0, 0), (1, 0), (2, 100), (3, 0), (4, 0)];
-    let r = check_npu(&small("L0B"), 2, &files(&IN_ORDER, &apart, &[]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Movement,
+        &files(&IN_ORDER, &apart, &[]),
+    );
     assert_eq!(r.makespan, Some(53));
 }
 
@@ -230,7 +247,7 @@ fn small_problem2_with_spills() {
     ];
     let r = check_npu(
         &small("L0B"),
-        2,
+        Problem::Movement,
         &files(&schedule, &ALL_AT_ZERO, &[(0, 0), (1, 128)]),
     );
     assert!(r.valid, "{:?}", messages(&r));
@@ -245,7 +262,11 @@ fn small_problem2_with_spills() {
 #[test]
 fn schedule_missing_a_node() {
     let schedule: Vec<u64> = IN_ORDER.iter().copied().filter(|&n| n != 14).collect();
-    let r = check_npu(&small("L0B"), 2, &files(&schedule, &ALL_AT_ZERO, &[]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Movement,
+        &files(&schedule, &ALL_AT_ZERO, &[]),
+    );
     assert!(!r.valid);
     assert_eq!(
         messages(&r),
@@ -257,7 +278,11 @@ fn schedule_missing_a_node() {
 #[test]
 fn schedule_not_topological() {
     let schedule = [0, 2, 3, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
-    let r = check_npu(&small("L0B"), 2, &files(&schedule, &ALL_AT_ZERO, &[]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Movement,
+        &files(&schedule, &ALL_AT_ZERO, &[]),
+    );
     assert_eq!(
         messages(&r),
         [
@@ -273,7 +298,11 @@ fn schedule_with_unknown_and_repeated_nodes() {
     let mut schedule = IN_ORDER.to_vec();
     schedule.insert(3, 16);
     schedule.push(2);
-    let r = check_npu(&small("L0B"), 1, &files(&schedule, &[], &[]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Residency,
+        &files(&schedule, &[], &[]),
+    );
     assert_eq!(
         messages(&r),
         [
@@ -287,7 +316,11 @@ fn schedule_with_unknown_and_repeated_nodes() {
 #[test]
 fn overlapping_offsets() {
     let schedule = [0, 1, 2, 3, 5, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
-    let r = check_npu(&small("L0B"), 2, &files(&schedule, &ALL_AT_ZERO, &[]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Movement,
+        &files(&schedule, &ALL_AT_ZERO, &[]),
+    );
     assert_eq!(
         messages(&r),
         [
@@ -301,7 +334,11 @@ fn overlapping_offsets() {
 #[test]
 fn offset_past_capacity() {
     let memory = [(0, 0), (1, 0), (2, 0), (3, 0), (4, 400)];
-    let r = check_npu(&small("L0B"), 2, &files(&IN_ORDER, &memory, &[]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Movement,
+        &files(&IN_ORDER, &memory, &[]),
+    );
     assert_eq!(
         messages(&r),
         ["node 10 (ALLOC buffer 4) places buffer 4 at [400, 528), past L0C's capacity of 512"]
@@ -311,7 +348,11 @@ fn offset_past_capacity() {
 #[test]
 fn memory_lines_missing_repeated_or_unknown() {
     let memory = [(0, 0), (1, 0), (1, 64), (2, 0), (3, 0), (9, 0)];
-    let r = check_npu(&small("L0B"), 2, &files(&IN_ORDER, &memory, &[]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Movement,
+        &files(&IN_ORDER, &memory, &[]),
+    );
     assert_eq!(
         messages(&r),
         [
@@ -325,7 +366,11 @@ fn memory_lines_missing_repeated_or_unknown() {
 #[test]
 fn use_while_spilled_out() {
     let schedule = [0, 1, 2, 16, 3, 17, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
-    let r = check_npu(&small("L0B"), 2, &files(&schedule, &ALL_AT_ZERO, &[(1, 0)]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Movement,
+        &files(&schedule, &ALL_AT_ZERO, &[(1, 0)]),
+    );
     assert_eq!(
         messages(&r),
         [
@@ -346,7 +391,7 @@ fn spill_out_while_already_out() {
     ];
     let r = check_npu(
         &small("L0B"),
-        2,
+        Problem::Movement,
         &files(&schedule, &ALL_AT_ZERO, &[(1, 0), (1, 0)]),
     );
     assert_eq!(
@@ -365,7 +410,11 @@ fn spill_out_while_already_out() {
 #[test]
 fn unknown_spill_buffer() {
     let schedule = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
-    let r = check_npu(&small("L0B"), 2, &files(&schedule, &ALL_AT_ZERO, &[(7, 0)]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Movement,
+        &files(&schedule, &ALL_AT_ZERO, &[(7, 0)]),
+    );
     assert_eq!(
         messages(&r),
         ["spill 0 names buffer 7, which does not exist"]
@@ -375,7 +424,11 @@ fn unknown_spill_buffer() {
 
 #[test]
 fn two_l0a_buffers_alive_in_problem1() {
-    let r = check_npu(&small("L0A"), 1, &files(&IN_ORDER, &[], &[]));
+    let r = check_npu(
+        &small("L0A"),
+        Problem::Residency,
+        &files(&IN_ORDER, &[], &[]),
+    );
     assert_eq!(
         r.violations,
         [NpuViolation::L0Shared {
@@ -393,13 +446,21 @@ fn two_l0a_buffers_alive_in_problem1() {
     );
     // problem 2 has no such rule: both fit in L0A side by side
     let memory = [(0, 0), (1, 0), (2, 0), (3, 64), (4, 0)];
-    let r = check_npu(&small("L0A"), 2, &files(&IN_ORDER, &memory, &[]));
+    let r = check_npu(
+        &small("L0A"),
+        Problem::Movement,
+        &files(&IN_ORDER, &memory, &[]),
+    );
     assert!(r.valid, "{:?}", messages(&r));
 }
 
 #[test]
 fn spills_in_problem1() {
-    let r = check_npu(&small("L0B"), 1, &files(&IN_ORDER, &[], &[(0, 0)]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Residency,
+        &files(&IN_ORDER, &[], &[(0, 0)]),
+    );
     assert_eq!(
         messages(&r),
         ["problem 1 allows no spills, but the spill file lists 1"]
@@ -409,7 +470,11 @@ fn spills_in_problem1() {
 #[test]
 fn violations_are_capped_and_counted() {
     let schedule = vec![99; 1500];
-    let r = check_npu(&small("L0B"), 1, &files(&schedule, &[], &[]));
+    let r = check_npu(
+        &small("L0B"),
+        Problem::Residency,
+        &files(&schedule, &[], &[]),
+    );
     assert_eq!(r.violations.len(), MAX_VIOLATIONS);
     assert_eq!(r.violation_count, 1500 + 16);
 }

@@ -6,6 +6,7 @@ mod common;
 use memplan::check::npu::check_npu;
 use memplan::npu::case::default_levels;
 use memplan::npu::export::contest_files;
+use memplan::npu::problem::Problem;
 use memplan::npu::solve::{solve, solve_placed, Method};
 use memplan_formats::npu::read_json;
 
@@ -46,8 +47,8 @@ const BEATEN: [(&str, u64, u64); 5] = [
 fn problem1_is_valid_and_near_the_best_published_peak() {
     for (name, best) in CASES {
         let Some(c) = case(name) else { return };
-        let s = solve(&c, 1, Method::Best).unwrap();
-        let report = check_npu(&c, 1, &contest_files(&c, &s));
+        let s = solve(&c, Problem::Residency, Method::Best).unwrap();
+        let report = check_npu(&c, Problem::Residency, &contest_files(&c, &s));
         assert!(
             report.valid,
             "{name}: {:?}",
@@ -79,7 +80,11 @@ fn problems_2_and_3_are_valid_and_the_checker_agrees() {
         let Some(c) = case(name) else { return };
         let mut movement = Vec::new();
         let (best2, best3) = solve_placed(&c, Method::Best).unwrap();
-        let solutions = [solve(&c, 2, Method::Baseline).unwrap(), best2, best3];
+        let solutions = [
+            solve(&c, Problem::Movement, Method::Baseline).unwrap(),
+            best2,
+            best3,
+        ];
         for s in solutions {
             let (problem, method) = (s.problem, s.method);
             let report = check_npu(&c, problem, &contest_files(&c, &s));
@@ -193,8 +198,8 @@ fn chain_case(buffers: &[(u64, u64, &str)], ops: &[(&str, &[u64])]) -> memplan::
 }
 
 fn solved(c: &memplan::npu::Case, method: Method) -> memplan::npu::solve::Solution {
-    let s = solve(c, 2, method).unwrap();
-    let report = check_npu(c, 2, &contest_files(c, &s));
+    let s = solve(c, Problem::Movement, method).unwrap();
+    let report = check_npu(c, Problem::Movement, &contest_files(c, &s));
     assert!(report.valid, "{:?}", report.violations);
     assert_eq!(report.extra_movement, s.extra_movement());
     s

@@ -8,6 +8,7 @@ use memplan::check::npu::check_npu;
 use memplan_formats::contest;
 use memplan_formats::npu::read_json;
 use memplan::npu::case::{default_levels, Case};
+use memplan::npu::problem::Problem;
 use std::sync::OnceLock;
 
 static TINY: &[u8] = include_bytes!("../../examples/npu_tiny_matmul.json");
@@ -23,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
     let memory = parts.next();
     let spills = parts.next();
     if let Ok(files) = contest::parse(schedule, memory, spills) {
-        for problem in [1, 2] {
+        for problem in [Problem::Residency, Problem::Movement] {
             let _ = check_npu(case(), problem, &files);
         }
     }

@@ -2,6 +2,7 @@
 //! view for the visualizer (residencies per level, spills, per-pipe timing).
 
 use super::case::{Case, Node};
+use super::problem::Problem;
 use super::solve::Solution;
 use crate::npu::contest::ContestFiles;
 use serde::Serialize;
@@ -9,7 +10,7 @@ use serde::Serialize;
 /// The contest files of `solution`: schedule, first offsets, spill offsets.
 pub fn contest_files(case: &Case, solution: &Solution) -> ContestFiles {
     let plan = &solution.plan;
-    let placed = solution.problem != 1;
+    let placed = solution.problem.places();
     ContestFiles {
         schedule: plan.schedule.iter().map(|&n| u64::from(n)).collect(),
         memory: if placed {
@@ -32,7 +33,7 @@ pub fn contest_files(case: &Case, solution: &Solution) -> ContestFiles {
 #[derive(Serialize)]
 pub struct View {
     pub case: String,
-    pub problem: u8,
+    pub problem: Problem,
     pub method: &'static str,
     pub recipe: String,
     pub p1_peak: u64,

@@ -5,10 +5,12 @@
 mod cache;
 pub mod case;
 mod chain;
+pub mod checked;
 pub mod contest;
 mod deps;
 pub mod export;
 pub mod pipes;
+pub mod problem;
 mod reorder;
 mod respill;
 pub mod schedule;

@@ -18,6 +18,7 @@
 
 use super::case::Case;
 use super::pipes::{simulate, Timing};
+use super::problem::Problem;
 use super::reorder::OpOrder;
 use super::respill;
 use super::schedule::{list_schedule, residency_peak, Priority};
@@ -54,7 +55,7 @@ impl Method {
 
 #[derive(Clone, Debug)]
 pub struct Solution {
-    pub problem: u8,
+    pub problem: Problem,
     pub method: Method,
     /// What produced the plan, e.g. `dfs order, best fit, furthest next use`.
     pub recipe: String,
@@ -75,13 +76,10 @@ impl Solution {
     }
 }
 
-pub fn solve(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
+pub fn solve(case: &Case, problem: Problem, method: Method) -> Result<Solution, Error> {
     match problem {
-        1 => problem1(case, method),
-        2 | 3 => placed(case, problem, method),
-        other => Err(Error::usage(format!(
-            "unknown problem {other} (expected 1, 2 or 3)"
-        ))),
+        Problem::Residency => problem1(case, method),
+        Problem::Movement | Problem::Makespan => placed(case, problem, method),
     }
 }
 
@@ -166,7 +164,7 @@ fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
         residencies: Vec::new(),
     };
     Ok(Solution {
-        problem: 1,
+        problem: Problem::Residency,
         method,
         recipe,
         plan,
@@ -309,12 +307,12 @@ fn searched(
 pub fn solve_placed(case: &Case, method: Method) -> Result<(Solution, Solution), Error> {
     let found = portfolio(case, method)?;
     Ok((
-        pick(case, 2, method, found.clone()),
-        pick(case, 3, method, found),
+        pick(case, Problem::Movement, method, found.clone()),
+        pick(case, Problem::Makespan, method, found),
     ))
 }
 
-fn placed(case: &Case, problem: u8, method: Method) -> Result<Solution, Error> {
+fn placed(case: &Case, problem: Problem, method: Method) -> Result<Solution, Error> {
     Ok(pick(case, problem, method, portfolio(case, method)?))
 }
 
@@ -408,7 +406,7 @@ fn portfolio(case: &Case, method: Method) -> Result<Vec<(NpuPlan, Timing, String
 /// The plan of `found` (not empty) that answers `problem`.
 fn pick(
     case: &Case,
-    problem: u8,
+    problem: Problem,
     method: Method,
     mut found: Vec<(NpuPlan, Timing, String)>,
 ) -> Solution {
@@ -417,13 +415,13 @@ fn pick(
         .map(|(p, _, _)| p.extra_movement())
         .min()
         .expect("the portfolio found a plan");
-    let limit = if problem == 3 {
+    let limit = if problem == Problem::Makespan {
         least + least / 50
     } else {
         least
     };
     found.retain(|(p, _, _)| p.extra_movement() <= limit);
-    if problem == 3 {
+    if problem == Problem::Makespan {
         found.sort_by_key(|(_, t, _)| t.makespan);
         found.truncate(TIGHTENED);
         // the pipe-aware re-sequencing keeps spills and offsets, so movement is unchanged
@@ -438,7 +436,7 @@ fn pick(
     let (plan, timing, recipe) = found
         .into_iter()
         .min_by_key(|(p, t, _)| {
-            if problem == 3 {
+            if problem == Problem::Makespan {
                 (t.makespan, p.extra_movement())
             } else {
                 (p.extra_movement(), t.makespan)

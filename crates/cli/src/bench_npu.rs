@@ -6,10 +6,10 @@
 use super::npu_check::{load_case, set_levels};
 use super::Token;
 use lexopt::ValueExt;
-use memplan::check::npu::check_npu;
 use memplan::npu::case::default_levels;
-use memplan::npu::export::contest_files;
-use memplan::npu::solve::{solve, Method, Solution};
+use memplan::npu::checked::solve_checked;
+use memplan::npu::problem::Problem;
+use memplan::npu::solve::{Method, Solution};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -59,20 +59,16 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         let case = load_case(&file, levels.clone())?;
         let mut rows: Vec<(Solution, f64, bool)> = Vec::new();
         for (problem, method) in [
-            (1, Method::Best),
-            (2, Method::Baseline),
-            (2, Method::Best),
-            (3, Method::Best),
+            (Problem::Residency, Method::Best),
+            (Problem::Movement, Method::Baseline),
+            (Problem::Movement, Method::Best),
+            (Problem::Makespan, Method::Best),
         ] {
             let started = Instant::now();
-            let solution = solve(&case, problem, method)?;
+            let checked = solve_checked(&case, problem, method)?;
             let seconds = started.elapsed().as_secs_f64();
-            let report = check_npu(&case, problem, &contest_files(&case, &solution));
-            let agrees = report.p1_peak == solution.p1_peak
-                && (problem == 1
-                    || (report.extra_movement == solution.extra_movement()
-                        && report.makespan == solution.makespan()));
-            rows.push((solution, seconds, report.valid && agrees));
+            let ok = checked.agrees(problem);
+            rows.push((checked.solution, seconds, ok));
         }
         let ok = rows.iter().all(|(_, _, ok)| *ok);
         invalid += rows.iter().filter(|(_, _, ok)| !*ok).count();

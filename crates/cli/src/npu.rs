@@ -4,16 +4,17 @@
 use super::npu_check::{load_case, parse_problem, set_levels};
 use super::Token;
 use lexopt::ValueExt;
-use memplan::check::npu::check_npu;
 use memplan::npu::case::default_levels;
-use memplan::npu::export::{contest_files, view};
-use memplan::npu::solve::{solve, Method};
+use memplan::npu::checked::{solve_checked, Checked};
+use memplan::npu::export::view;
+use memplan::npu::problem::Problem;
+use memplan::npu::solve::Method;
 use memplan_formats::contest::ContestFile;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let (mut case_path, mut problem, mut method) = (None::<PathBuf>, None::<u8>, Method::Best);
+    let (mut case_path, mut problem, mut method) = (None::<PathBuf>, None::<Problem>, Method::Best);
     let (mut out, mut json, mut levels) = (None::<PathBuf>, None::<String>, default_levels());
     let mut svg = None::<PathBuf>;
     while let Some(arg) = Token::next(args)? {
@@ -36,13 +37,16 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     let problem = problem.ok_or("npu: missing --problem 1|2|3")?;
     let case = load_case(&case_path, levels)?;
     let started = std::time::Instant::now();
-    let solution = solve(&case, problem, method)?;
+    let Checked {
+        solution,
+        files,
+        report,
+    } = solve_checked(&case, problem, method)?;
     let seconds = started.elapsed().as_secs_f64();
-    let files = contest_files(&case, &solution);
     if let Some(dir) = &out {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let wanted: &[ContestFile] = if problem == 1 {
+        let wanted: &[ContestFile] = if !problem.places() {
             &[ContestFile::Schedule]
         } else {
             &ContestFile::ALL
@@ -65,7 +69,6 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         let text = memplan_render::npu_svg(&view(&case, &solution), 1100)?;
         std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
-    let report = check_npu(&case, problem, &files);
     let print = json.as_deref() != Some("-");
     if print {
         println!(
@@ -80,7 +83,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             solution.recipe
         );
         println!("peak L1+UB      {}", solution.p1_peak);
-        if problem != 1 {
+        if problem.places() {
             println!("spills          {}", solution.plan.spills.len());
             println!("extra movement  {}", solution.extra_movement());
             println!("makespan        {}", solution.makespan().unwrap_or(0));

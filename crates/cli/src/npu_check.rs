@@ -5,6 +5,7 @@ use super::{read_file, Token};
 use lexopt::ValueExt;
 use memplan::check::npu::{check_npu, NpuReport};
 use memplan::npu::case::{default_levels, Case, Level};
+use memplan::npu::problem::Problem;
 use memplan::Error;
 use memplan_formats::contest::{
     parse_memory, parse_schedule, parse_spills, ContestFile, ContestFiles,
@@ -20,7 +21,7 @@ const SHOWN: usize = 20;
 
 pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut paths: Vec<PathBuf> = Vec::new();
-    let mut problem = None::<u8>;
+    let mut problem = None::<Problem>;
     let mut levels = default_levels();
     while let Some(arg) = Token::next(args)? {
         match arg {
@@ -47,15 +48,9 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
 }
 
 /// `1`, `2` or `3`.
-pub(super) fn parse_problem(text: &str) -> Result<u8, Error> {
-    match text {
-        "1" => Ok(1),
-        "2" => Ok(2),
-        "3" => Ok(3),
-        _ => Err(Error::usage(format!(
-            "--problem: expected 1, 2 or 3, not `{text}`"
-        ))),
-    }
+pub(super) fn parse_problem(text: &str) -> Result<Problem, Error> {
+    let bad = || Error::usage(format!("--problem: expected 1, 2 or 3, not `{text}`"));
+    Problem::from_number(text.parse().map_err(|_| bad())?).map_err(|_| bad())
 }
 
 /// Applies `L1=4096,UB=1024,...` over the default levels: a known name changes its
@@ -109,14 +104,14 @@ pub(super) fn load_case(path: &Path, levels: Vec<Level>) -> Result<Case, Error> 
 
 /// Reads `DIR/<case>_schedule.txt`, the memory file for problems 2 and 3, and the
 /// spill file when present.
-fn read_results(dir: &Path, case: &str, problem: u8) -> Result<ContestFiles, Error> {
+fn read_results(dir: &Path, case: &str, problem: Problem) -> Result<ContestFiles, Error> {
     let path = |file: ContestFile| dir.join(file.file_name(case));
     let in_file =
         |e: Error, file: ContestFile| Error::usage(format!("{}: {e}", path(file).display()));
     let schedule = read_file(&path(ContestFile::Schedule))?;
-    let memory = match problem {
-        1 => None,
-        _ => Some(read_file(&path(ContestFile::Memory))?),
+    let memory = match problem.places() {
+        false => None,
+        true => Some(read_file(&path(ContestFile::Memory))?),
     };
     let spill_path = path(ContestFile::Spill);
     let spills = match spill_path.exists() {
@@ -136,7 +131,7 @@ fn read_results(dir: &Path, case: &str, problem: u8) -> Result<ContestFiles, Err
     })
 }
 
-fn render(case: &Case, problem: u8, report: &NpuReport) -> String {
+fn render(case: &Case, problem: Problem, report: &NpuReport) -> String {
     let mut out = String::new();
     let head = format!("{}, problem {problem}", case.name);
     if report.valid {
@@ -155,7 +150,7 @@ fn render(case: &Case, problem: u8, report: &NpuReport) -> String {
         }
     }
     let _ = writeln!(out, "p1 peak (L1+UB): {}", report.p1_peak);
-    if problem != 1 {
+    if problem.places() {
         let _ = writeln!(out, "spills: {}", report.spills);
         let _ = writeln!(out, "extra movement: {}", report.extra_movement);
         match report.makespan {

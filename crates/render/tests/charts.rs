@@ -3,6 +3,7 @@
 #[path = "../../../tests/common/mod.rs"]
 mod common;
 
+use memplan::npu::problem::Problem;
 use memplan::{Options, Strategy};
 use memplan_render::plotters;
 use memplan_render::{self as render, View};
@@ -147,7 +148,7 @@ fn npu_view(l1: u64) -> memplan::npu::export::View {
     levels[0].capacity = l1;
     let data = std::fs::read(TINY_NPU).unwrap();
     let case = memplan_formats::npu::read_json(&data, "npu_tiny_matmul", levels).unwrap();
-    let solution = solve::solve(&case, 2, solve::Method::Best).unwrap();
+    let solution = solve::solve(&case, Problem::Movement, solve::Method::Best).unwrap();
     export::view(&case, &solution)
 }
 

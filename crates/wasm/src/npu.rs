@@ -3,10 +3,11 @@
 //! to show and draw (see `npu_draw`).
 
 use super::{js_error, to_js, to_json};
-use memplan::check::npu::check_npu;
 use memplan::npu::case::{default_levels, Case, Node};
-use memplan::npu::export::{contest_files, view as npu_view, View as NpuView};
-use memplan::npu::solve::{solve, Method, Solution};
+use memplan::npu::checked::{self, solve_checked};
+use memplan::npu::export::{view as npu_view, View as NpuView};
+use memplan::npu::problem::Problem;
+use memplan::npu::solve::{Method, Solution};
 use memplan_formats::npu::read_json;
 use memplan_render::{self as render, SpillLayout};
 use serde::Serialize;
@@ -123,8 +124,14 @@ impl NpuSession {
     ) -> Result<String, JsError> {
         self.set_capacities(&capacities)?;
         let method = Method::from_name(method).map_err(js_error)?;
-        let solution = solve(&self.case, problem, method).map_err(js_error)?;
-        let report = check_npu(&self.case, problem, &contest_files(&self.case, &solution));
+        let checked::Checked {
+            solution, report, ..
+        } = solve_checked(
+            &self.case,
+            Problem::from_number(problem).map_err(js_error)?,
+            method,
+        )
+        .map_err(js_error)?;
         let view = npu_view(&self.case, &solution);
         to_json(&SolveReport {
             view: &view,
@@ -158,8 +165,14 @@ impl NpuSession {
     /// only, for comparing methods; the kept solution does not change.
     pub fn summary(&self, problem: u8, method: &str) -> Result<JsValue, JsError> {
         let method = Method::from_name(method).map_err(js_error)?;
-        let solution = solve(&self.case, problem, method).map_err(js_error)?;
-        let report = check_npu(&self.case, problem, &contest_files(&self.case, &solution));
+        let checked::Checked {
+            solution, report, ..
+        } = solve_checked(
+            &self.case,
+            Problem::from_number(problem).map_err(js_error)?,
+            method,
+        )
+        .map_err(js_error)?;
         to_js(&Summary {
             method: method.name(),
             recipe: solution.recipe.clone(),

@@ -5,6 +5,7 @@
 use super::{canvas_area, js_error, to_js, view, with_raster};
 use memplan::npu::case::Pipe;
 use memplan::npu::export::{LevelView, NodeView, ResidencyView, SpillView, View as NpuView};
+use memplan::npu::problem::Problem;
 use memplan::npu::solve::Method;
 use memplan_render::{self as render, Boxes, Raster};
 use serde::Deserialize;
@@ -193,7 +194,7 @@ fn npu_view(text: ViewText) -> Result<NpuView, JsError> {
         .collect::<Result<_, JsError>>()?;
     Ok(NpuView {
         case: text.case,
-        problem: text.problem,
+        problem: Problem::from_number(text.problem).map_err(js_error)?,
         method,
         recipe: text.recipe,
         p1_peak: text.p1_peak,

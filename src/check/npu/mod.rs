@@ -28,6 +28,7 @@ pub use violation::{EdgeOrigin, NodeRef, NpuViolation, Whereabouts};
 
 use crate::npu::case::{Case, Node, OpNode, Pipe};
 use crate::npu::contest::ContestFiles;
+use crate::npu::problem::Problem;
 use std::collections::HashMap;
 
 /// At most this many violations are kept in a report; all are counted.
@@ -51,10 +52,10 @@ pub struct NpuReport {
     pub makespan: Option<u64>,
 }
 
-/// Checks the result `files` for `problem` (1, 2 or 3; 3 is checked like 2) of `case`.
-pub fn check_npu(case: &Case, problem: u8, files: &ContestFiles) -> NpuReport {
+/// Checks the result `files` for `problem` of `case` (problem 3 is checked like 2).
+pub fn check_npu(case: &Case, problem: Problem, files: &ContestFiles) -> NpuReport {
     let mut sink = Sink::default();
-    let spills = if problem == 1 {
+    let spills = if !problem.places() {
         if !files.spills.is_empty() {
             sink.push(|| NpuViolation::SpillsInProblem1 {
                 count: files.spills.len(),
@@ -70,7 +71,7 @@ pub fn check_npu(case: &Case, problem: u8, files: &ContestFiles) -> NpuReport {
     let in_order = order::check_order(&run, &schedule, &edges, &mut sink);
     let p1_peak = stay::p1_peak(&run, &schedule);
     let mut makespan = None;
-    if problem == 1 {
+    if !problem.places() {
         stay::check_l0(&run, &schedule, &mut sink);
     } else {
         let offsets = residency::first_offsets(&run, &files.memory, &mut sink);
