@@ -68,6 +68,18 @@ impl Error {
         }
     }
 
+    /// What went wrong, in one word, for callers that act on it (the page):
+    /// `parse`, `invalid`, `limit`, `cycle` or `usage`.
+    pub fn kind_name(&self) -> &'static str {
+        match self.kind {
+            Kind::Parse { .. } => "parse",
+            Kind::Invalid(_) => "invalid",
+            Kind::Limit { .. } => "limit",
+            Kind::Cycle(_) => "cycle",
+            Kind::Usage(_) => "usage",
+        }
+    }
+
     /// True for a dependency cycle.
     pub fn is_cycle(&self) -> bool {
         matches!(self.kind, Kind::Cycle(_))

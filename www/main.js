@@ -84,7 +84,7 @@ async function load(data, name, origin, options = {}, failed = null) {
       ui.showError(errorBox, `Could not open ${name}`, e.message, 'Give an upper bound for that value in the form above; memplan plans the arena for it.');
       return false;
     }
-    const cycle = /cycle/.test(e.message);
+    const cycle = e.kind === 'cycle';
     ui.showError(errorBox, `Could not open ${name}`, e.message, cycle ? 'Every op must come after the ops that produce its inputs.' : FORMATS_HINT);
     return false;
   }

@@ -92,6 +92,7 @@ self.onmessage = async ({ data: { id, op, args } }) => {
       self.postMessage({ id, ok: false, fatal: true, error: `the planner hit a bug and was restarted: ${why}` });
       return;
     }
-    self.postMessage({ id, ok: false, error: e?.message ?? String(e) });
+    // a core error says what kind it is (parse, invalid, limit, cycle, usage)
+    self.postMessage({ id, ok: false, error: e?.message ?? String(e), kind: e?.kind ?? null });
   }
 };

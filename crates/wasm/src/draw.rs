@@ -2,6 +2,7 @@
 //! The time-by-address chart paints its boxes into a [`Raster`] kept between redraws.
 
 use super::{canvas_area, js_error, slot_index, to_js, view, with_raster};
+use crate::Thrown;
 use memplan::plan::Plan;
 use memplan_formats::packed;
 use memplan_render::{self as render, Boxes, Raster, StepIndex};
@@ -77,9 +78,9 @@ impl Drawing {
     /// Keeps the report `packed` (as `Session.planPacked` makes it) for drawing in
     /// `slot` (0 or 1).
     #[wasm_bindgen(js_name = setPacked)]
-    pub fn set_packed(&mut self, slot: u8, packed: &[u8]) -> Result<(), JsError> {
+    pub fn set_packed(&mut self, slot: u8, packed: &[u8]) -> Result<(), Thrown> {
         let slot = slot_index(Some(slot))?;
-        let (head, tensors) = packed::unpack(packed).map_err(|e| JsError::new(&e))?;
+        let (head, tensors) = packed::unpack(packed).map_err(|e| Thrown::new(&e))?;
         let mut report: Report = serde_json::from_str(head).map_err(js_error)?;
         report.plan.tensors = tensors;
         report.head = head.to_string();
@@ -90,7 +91,7 @@ impl Drawing {
 
     /// The report in `slot` without its tensors, with `placed` counting them, as
     /// JSON text: what the page's own code reads.
-    pub fn summary(&self, slot: u8) -> Result<String, JsError> {
+    pub fn summary(&self, slot: u8) -> Result<String, Thrown> {
         Ok(report(&self.reports, Some(slot))?.head.clone())
     }
 
@@ -98,7 +99,7 @@ impl Drawing {
     /// time-by-address chart (a placement: id, name, size, start, end, offset,
     /// pool), or null.
     #[wasm_bindgen(js_name = tensorAt)]
-    pub fn tensor_at(&self, slot: u8, step: f64, bytes: f64) -> Result<JsValue, JsError> {
+    pub fn tensor_at(&self, slot: u8, step: f64, bytes: f64) -> Result<JsValue, Thrown> {
         let plan = &report(&self.reports, Some(slot))?.plan;
         let found = self.indexes[slot_index(Some(slot))?]
             .as_ref()
@@ -108,7 +109,7 @@ impl Drawing {
 
     /// The placement of tensor `id` in the plan in `slot`, or null when the plan
     /// does not place it (it lives outside the arena).
-    pub fn tensor(&self, slot: u8, id: u32) -> Result<JsValue, JsError> {
+    pub fn tensor(&self, slot: u8, id: u32) -> Result<JsValue, Thrown> {
         let plan = &report(&self.reports, Some(slot))?.plan;
         plan.tensors
             .iter()
@@ -129,7 +130,7 @@ impl Drawing {
     }
 
     /// Forgets the plan in `slot`.
-    pub fn clear(&mut self, slot: u8) -> Result<(), JsError> {
+    pub fn clear(&mut self, slot: u8) -> Result<(), Thrown> {
         let slot = slot_index(Some(slot))?;
         self.reports[slot] = None;
         self.indexes[slot] = None;
@@ -147,7 +148,7 @@ impl Drawing {
         highlight: Option<u32>,
         window: JsValue,
         slot: Option<u8>,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<JsValue, Thrown> {
         let plan = &report(&self.reports, slot)?.plan;
         let index = self.indexes[slot_index(slot)?].as_ref();
         let view = view(scale, highlight.map(u64::from), window)?;
@@ -167,7 +168,7 @@ impl Drawing {
         scale: f64,
         highlight: Option<u32>,
         window: JsValue,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<JsValue, Thrown> {
         let report = report(&self.reports, Some(0))?;
         let plan = &report.plan;
         let view = view(scale, None, window)?;
@@ -189,19 +190,19 @@ impl Drawing {
     }
 
     /// Both charts of the main plan as one SVG document, every box a real rectangle.
-    pub fn svg(&self) -> Result<String, JsError> {
+    pub fn svg(&self) -> Result<String, Thrown> {
         let report = report(&self.reports, Some(0))?;
-        render::svg(&report.plan, &report.profile, 960, 720).map_err(|e| JsError::new(&e))
+        render::svg(&report.plan, &report.profile, 960, 720).map_err(|e| Thrown::new(&e))
     }
 
     /// The report in `slot` as pretty JSON text.
-    pub fn json(&self, slot: Option<u8>) -> Result<String, JsError> {
+    pub fn json(&self, slot: Option<u8>) -> Result<String, Thrown> {
         serde_json::to_string_pretty(report(&self.reports, slot)?).map_err(js_error)
     }
 }
 
-fn report(reports: &[Option<Report>; 2], slot: Option<u8>) -> Result<&Report, JsError> {
+fn report(reports: &[Option<Report>; 2], slot: Option<u8>) -> Result<&Report, Thrown> {
     reports[slot_index(slot)?]
         .as_ref()
-        .ok_or_else(|| JsError::new("no plan yet: set a report first"))
+        .ok_or_else(|| Thrown::new("no plan yet: set a report first"))
 }

@@ -66,18 +66,44 @@ pub fn is_npu_case(bytes: &[u8]) -> bool {
     formats::is_npu_case(bytes)
 }
 
-pub(crate) fn js_error(e: impl std::fmt::Display) -> JsError {
-    JsError::new(&e.to_string())
+/// An error as JS receives it: a JS `Error` with the message and, when the core
+/// raised it, a `kind` (`parse`, `invalid`, `limit`, `cycle`, `usage`) for the
+/// page to act on instead of reading the words.
+#[derive(Debug)]
+pub struct Thrown(JsValue);
+
+impl Thrown {
+    /// A JS `Error` with `message` and no kind (a mistake of the caller's).
+    pub fn new(message: &str) -> Thrown {
+        Thrown(js_sys::Error::new(message).into())
+    }
 }
 
-pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+impl From<Thrown> for JsValue {
+    fn from(thrown: Thrown) -> JsValue {
+        thrown.0
+    }
+}
+
+/// `e` as a JS `Error`; a core [`memplan::Error`] carries its kind.
+pub(crate) fn js_error<E: std::fmt::Display + 'static>(e: E) -> Thrown {
+    let thrown = Thrown::new(&e.to_string());
+    if let Some(core) = (&e as &dyn std::any::Any).downcast_ref::<memplan::Error>() {
+        let kind = JsValue::from_str(core.kind_name());
+        // setting a property of a fresh Error cannot fail
+        let _ = js_sys::Reflect::set(&thrown.0, &JsValue::from_str("kind"), &kind);
+    }
+    thrown
+}
+
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, Thrown> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(js_error)
 }
 
 /// The zoom window JS passes (`{x0, x1, y0, y1}` fractions), or all of the chart.
-fn window(value: JsValue) -> Result<Window, JsError> {
+fn window(value: JsValue) -> Result<Window, Thrown> {
     if value.is_undefined() || value.is_null() {
         return Ok(Window::FULL);
     }
@@ -86,7 +112,7 @@ fn window(value: JsValue) -> Result<Window, JsError> {
 }
 
 /// How to draw: `scale` device pixels per CSS pixel, `highlight`, `window`.
-pub(crate) fn view(scale: f64, highlight: Option<u64>, win: JsValue) -> Result<View, JsError> {
+pub(crate) fn view(scale: f64, highlight: Option<u64>, win: JsValue) -> Result<View, Thrown> {
     Ok(View {
         scale,
         highlight,
@@ -117,14 +143,14 @@ struct ReadRequest {
 }
 
 impl ReadRequest {
-    fn from_js(value: JsValue) -> Result<ReadRequest, JsError> {
+    fn from_js(value: JsValue) -> Result<ReadRequest, Thrown> {
         if value.is_undefined() || value.is_null() {
             return Ok(ReadRequest::default());
         }
         serde_wasm_bindgen::from_value(value).map_err(js_error)
     }
 
-    fn options(&self) -> Result<formats::ReadOptions, JsError> {
+    fn options(&self) -> Result<formats::ReadOptions, Thrown> {
         let mut values = Vec::new();
         for (name, dims) in &self.values {
             values.push(formats::parse_input_shape(&format!("{name}={dims}")).map_err(js_error)?);
@@ -202,7 +228,7 @@ struct PlanOptions {
 }
 
 /// `value` as compact JSON text, the form reports leave the worker in.
-pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, JsError> {
+pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, Thrown> {
     serde_json::to_string(value).map_err(js_error)
 }
 
@@ -219,7 +245,7 @@ impl Session {
     /// (see [`ReadRequest`]; `undefined` for none) sets free input dimensions and
     /// the sizes of data-dependent values.
     #[wasm_bindgen(constructor)]
-    pub fn new(bytes: &[u8], name: &str, read: JsValue) -> Result<Session, JsError> {
+    pub fn new(bytes: &[u8], name: &str, read: JsValue) -> Result<Session, Thrown> {
         let request = ReadRequest::from_js(read)?;
         let graph =
             formats::read_with(bytes, None, stem(name), &request.options()?).map_err(js_error)?;
@@ -236,7 +262,7 @@ impl Session {
         read: js_sys::Function,
         name: &str,
         options: JsValue,
-    ) -> Result<Session, JsError> {
+    ) -> Result<Session, Thrown> {
         let request = ReadRequest::from_js(options)?;
         let src = JsSource {
             size: size as u64,
@@ -257,19 +283,19 @@ impl Session {
     /// The graph on show in memplan's text format (see `formats::write_text`), for
     /// the "Write a graph" panel; a graph with op bodies cannot be written so.
     #[wasm_bindgen(js_name = exportText)]
-    pub fn export_text(&self) -> Result<String, JsError> {
+    pub fn export_text(&self) -> Result<String, Thrown> {
         formats::write_text(&self.graph).map_err(js_error)
     }
 
     /// Shows body `index` of [`Session::info`]'s `bodies` (a negative index: the
     /// main graph) and analyses it; plans then place that body's arena.
-    pub fn focus(&mut self, index: i32) -> Result<(), JsError> {
+    pub fn focus(&mut self, index: i32) -> Result<(), Thrown> {
         let (graph, focus) = match usize::try_from(index) {
             Ok(i) => {
                 let (_, g) = self
                     .bodies
                     .get(i)
-                    .ok_or_else(|| JsError::new(&format!("there is no body {i}")))?;
+                    .ok_or_else(|| Thrown::new(&format!("there is no body {i}")))?;
                 (g.clone(), Some(i))
             }
             Err(_) => (self.root.clone(), None),
@@ -282,7 +308,7 @@ impl Session {
     }
 
     /// The graph's name, size, ops and each tensor's producer and consumers, as JSON.
-    pub fn info(&self) -> Result<String, JsError> {
+    pub fn info(&self) -> Result<String, Thrown> {
         let g = &self.graph;
         let mut consumers = vec![Vec::new(); g.tensors.len()];
         for (k, op) in g.ops.iter().enumerate() {
@@ -329,7 +355,7 @@ impl Session {
         strategy: &str,
         options: JsValue,
         progress: Option<js_sys::Function>,
-    ) -> Result<String, JsError> {
+    ) -> Result<String, Thrown> {
         let (plan, capacity) = self.planned(strategy, options, progress)?;
         let violations = self.violations(&plan);
         to_json(&self.report(&plan, capacity, violations, None))
@@ -344,7 +370,7 @@ impl Session {
         strategy: &str,
         options: JsValue,
         progress: Option<js_sys::Function>,
-    ) -> Result<Vec<u8>, JsError> {
+    ) -> Result<Vec<u8>, Thrown> {
         let (mut plan, capacity) = self.planned(strategy, options, progress)?;
         let violations = self.violations(&plan);
         let profile = plan.profile();
@@ -400,7 +426,7 @@ impl formats::source::Source for JsSource {
 
 impl Session {
     /// A session on `graph`: analysed, with the bodies of its ops listed.
-    fn start(graph: Graph) -> Result<Session, JsError> {
+    fn start(graph: Graph) -> Result<Session, Thrown> {
         let options = Options::default();
         let analysis = analyse(&graph, &options).map_err(js_error)?;
         let nested = graph
@@ -425,26 +451,26 @@ impl Session {
         strategy: &str,
         options: JsValue,
         progress: Option<js_sys::Function>,
-    ) -> Result<(Plan, Option<u64>), JsError> {
+    ) -> Result<(Plan, Option<u64>), Thrown> {
         let strategy = Strategy::from_name(strategy).map_err(js_error)?;
         let options: PlanOptions = if options.is_undefined() || options.is_null() {
             PlanOptions::default()
         } else {
             // through JSON text, so that a misspelt option is an error, not ignored
             let text = js_sys::JSON::stringify(&options)
-                .map_err(|_| JsError::new("plan options must be a plain object"))?;
+                .map_err(|_| Thrown::new("plan options must be a plain object"))?;
             serde_json::from_str(&String::from(text))
-                .map_err(|e| JsError::new(&format!("plan options: {e}")))?
+                .map_err(|e| Thrown::new(&format!("plan options: {e}")))?
         };
         let size = |what: &str, text: &Option<String>| match text.as_deref().map(str::trim) {
             None | Some("") => Ok(None),
             Some(text) => formats::parse_size(text)
                 .map(Some)
-                .map_err(|e| JsError::new(&format!("{what}: {e}"))),
+                .map_err(|e| Thrown::new(&format!("{what}: {e}"))),
         };
         let align = size("alignment", &options.align)?.unwrap_or(1);
         let mut pack =
-            PackOptions::new(align).map_err(|e| JsError::new(&format!("alignment: {e}")))?;
+            PackOptions::new(align).map_err(|e| Thrown::new(&format!("alignment: {e}")))?;
         pack.capacity = size("capacity", &options.capacity)?;
         if pack != self.options.pack {
             let next = Options {
@@ -491,10 +517,10 @@ impl Session {
         budget_ms: Option<f64>,
         wall_clock: Option<bool>,
         progress: Option<js_sys::Function>,
-    ) -> Result<Plan, JsError> {
+    ) -> Result<Plan, Thrown> {
         let ms = budget_ms.unwrap_or(memplan::pack::DEFAULT_BUDGET_MS as f64);
         if !(0.0..=MAX_BUDGET_MS).contains(&ms) {
-            return Err(JsError::new(&format!(
+            return Err(Thrown::new(&format!(
                 "a search budget of {ms} ms is out of range (0 to {MAX_BUDGET_MS} ms)"
             )));
         }
@@ -537,17 +563,17 @@ extern "C" {
 }
 
 /// The plan slot JS names: 0 (the default) or 1.
-fn slot_index(slot: Option<u8>) -> Result<usize, JsError> {
+fn slot_index(slot: Option<u8>) -> Result<usize, Thrown> {
     match slot.unwrap_or(0) {
         s @ (0 | 1) => Ok(usize::from(s)),
-        s => Err(JsError::new(&format!("no plan slot {s} (expected 0 or 1)"))),
+        s => Err(Thrown::new(&format!("no plan slot {s} (expected 0 or 1)"))),
     }
 }
 
 /// A white drawing area over the whole of `canvas`.
 pub(crate) fn canvas_area(
     canvas: HtmlCanvasElement,
-) -> Result<DrawingArea<Canvas, memplan_render::plotters::coord::Shift>, JsError> {
+) -> Result<DrawingArea<Canvas, memplan_render::plotters::coord::Shift>, Thrown> {
     let root = bare_area(canvas)?;
     root.fill(&WHITE).map_err(js_error)?;
     Ok(root)
@@ -556,9 +582,9 @@ pub(crate) fn canvas_area(
 /// A drawing area over the whole of `canvas`, left as it is.
 pub(crate) fn bare_area(
     canvas: HtmlCanvasElement,
-) -> Result<DrawingArea<Canvas, memplan_render::plotters::coord::Shift>, JsError> {
+) -> Result<DrawingArea<Canvas, memplan_render::plotters::coord::Shift>, Thrown> {
     let backend =
-        Canvas::new(canvas).ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
+        Canvas::new(canvas).ok_or_else(|| Thrown::new("the canvas has no 2d drawing context"))?;
     Ok(backend.into_drawing_area())
 }
 
@@ -573,10 +599,10 @@ pub(crate) fn with_raster<T, E: std::fmt::Display>(
         &mut Raster,
         &mut dyn FnMut(&Raster),
     ) -> Result<T, E>,
-) -> Result<T, JsError> {
+) -> Result<T, Thrown> {
     raster.reset((canvas.width(), canvas.height()), WHITE);
     let backend =
-        Canvas::new(canvas).ok_or_else(|| JsError::new("the canvas has no 2d drawing context"))?;
+        Canvas::new(canvas).ok_or_else(|| Thrown::new("the canvas has no 2d drawing context"))?;
     let context = backend.context().clone();
     let root = backend.into_drawing_area();
     let mut failed = None;
@@ -591,9 +617,9 @@ pub(crate) fn with_raster<T, E: std::fmt::Display>(
             failed = Some(e);
         }
     };
-    let out = draw(&root, raster, &mut put).map_err(js_error)?;
+    let out = draw(&root, raster, &mut put).map_err(|e| Thrown::new(&e.to_string()))?;
     if let Some(e) = failed {
-        return Err(JsError::new(&format!(
+        return Err(Thrown::new(&format!(
             "could not put the chart's pixels: {e:?}"
         )));
     }
@@ -603,7 +629,7 @@ pub(crate) fn with_raster<T, E: std::fmt::Display>(
 
 /// Every strategy's name and one-line description, in the core's order.
 #[wasm_bindgen]
-pub fn strategies() -> Result<JsValue, JsError> {
+pub fn strategies() -> Result<JsValue, Thrown> {
     let all: Vec<StrategyInfo> = Strategy::ALL
         .iter()
         .map(|s| StrategyInfo {

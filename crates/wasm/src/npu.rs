@@ -3,6 +3,7 @@
 //! to show and draw (see `npu_draw`).
 
 use super::{js_error, to_js, to_json};
+use crate::Thrown;
 use memplan::npu::case::{default_levels, Case, Node};
 use memplan::npu::checked::{self, solve_checked};
 use memplan::npu::export::{view as npu_view, View as NpuView};
@@ -76,7 +77,7 @@ impl NpuSession {
     /// Reads an NPU case (contest JSON) from the bytes of file `name`, with the
     /// contest's memory levels.
     #[wasm_bindgen(constructor)]
-    pub fn new(bytes: &[u8], name: &str) -> Result<NpuSession, JsError> {
+    pub fn new(bytes: &[u8], name: &str) -> Result<NpuSession, Thrown> {
         let stem = std::path::Path::new(name)
             .file_stem()
             .and_then(|s| s.to_str())
@@ -91,7 +92,7 @@ impl NpuSession {
     }
 
     /// The case's name, size and levels (with how many buffers each holds), as JSON.
-    pub fn info(&self) -> Result<String, JsError> {
+    pub fn info(&self) -> Result<String, Thrown> {
         let c = &self.case;
         let levels = c
             .levels
@@ -121,7 +122,7 @@ impl NpuSession {
         problem: u8,
         method: &str,
         capacities: Vec<f64>,
-    ) -> Result<String, JsError> {
+    ) -> Result<String, Thrown> {
         self.set_capacities(&capacities)?;
         let method = Method::from_name(method).map_err(js_error)?;
         let checked::Checked {
@@ -163,7 +164,7 @@ impl NpuSession {
 
     /// Solves `problem` with `method` on the current levels and returns its numbers
     /// only, for comparing methods; the kept solution does not change.
-    pub fn summary(&self, problem: u8, method: &str) -> Result<JsValue, JsError> {
+    pub fn summary(&self, problem: u8, method: &str) -> Result<JsValue, Thrown> {
         let method = Method::from_name(method).map_err(js_error)?;
         let checked::Checked {
             solution, report, ..
@@ -185,9 +186,9 @@ impl NpuSession {
     }
 
     /// Re-reads the case when `capacities` differ from its levels'.
-    fn set_capacities(&mut self, capacities: &[f64]) -> Result<(), JsError> {
+    fn set_capacities(&mut self, capacities: &[f64]) -> Result<(), Thrown> {
         if capacities.len() != self.case.levels.len() {
-            return Err(JsError::new(&format!(
+            return Err(Thrown::new(&format!(
                 "expected {} capacities, one per level, got {}",
                 self.case.levels.len(),
                 capacities.len()
@@ -196,7 +197,7 @@ impl NpuSession {
         let mut levels = self.case.levels.clone();
         for (level, &c) in levels.iter_mut().zip(capacities) {
             if !(c.is_finite() && c >= 1.0 && c.fract() == 0.0 && c <= 1e15) {
-                return Err(JsError::new(&format!(
+                return Err(Thrown::new(&format!(
                     "the capacity of {} must be a whole number of at least 1, not {c}",
                     level.name
                 )));

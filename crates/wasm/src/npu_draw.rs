@@ -3,6 +3,7 @@
 //! per-pipe Gantt chart). Level charts paint their boxes into a kept [`Raster`].
 
 use super::{canvas_area, js_error, to_js, view, with_raster};
+use crate::Thrown;
 use memplan::npu::case::Pipe;
 use memplan::npu::export::{LevelView, NodeView, ResidencyView, SpillView, View as NpuView};
 use memplan::npu::problem::Problem;
@@ -82,7 +83,7 @@ pub struct NpuDrawing {
 impl NpuDrawing {
     /// Reads the solve report in JSON text `json`.
     #[wasm_bindgen(constructor)]
-    pub fn new(json: &str) -> Result<NpuDrawing, JsError> {
+    pub fn new(json: &str) -> Result<NpuDrawing, Thrown> {
         let report: Report = serde_json::from_str(json).map_err(js_error)?;
         Ok(NpuDrawing {
             view: npu_view(report.view)?,
@@ -101,13 +102,13 @@ impl NpuDrawing {
         level: usize,
         highlight: Option<f64>,
         window: JsValue,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<JsValue, Thrown> {
         let steps = self.view.steps;
         let level = self
             .view
             .levels
             .get(level)
-            .ok_or_else(|| JsError::new(&format!("no level {level}")))?;
+            .ok_or_else(|| Thrown::new(&format!("no level {level}")))?;
         let view = view(scale, highlight.map(|h| h as u64), window)?;
         let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
             render::level_chart_with(root, level, steps, &view, Boxes::Raster(raster, put))
@@ -123,7 +124,7 @@ impl NpuDrawing {
         scale: f64,
         highlight: Option<f64>,
         window: JsValue,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<JsValue, Thrown> {
         let view = view(scale, highlight.map(|h| h as u64), window)?;
         let root = canvas_area(canvas)?;
         let frame = render::spill_timeline(&root, &self.view.levels, self.view.steps, &view)
@@ -141,7 +142,7 @@ impl NpuDrawing {
         scale: f64,
         highlight: Option<f64>,
         window: JsValue,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<JsValue, Thrown> {
         let view = view(scale, None, window)?;
         let marked: Vec<bool> = match highlight {
             Some(h) => self
@@ -158,18 +159,18 @@ impl NpuDrawing {
     }
 
     /// Every chart of the solution as one SVG document.
-    pub fn svg(&self) -> Result<String, JsError> {
-        render::npu_svg(&self.view, 1100).map_err(|e| JsError::new(&e))
+    pub fn svg(&self) -> Result<String, Thrown> {
+        render::npu_svg(&self.view, 1100).map_err(|e| Thrown::new(&e))
     }
 
     /// The solution's view (levels, residencies, spills, timed nodes) as JSON text.
-    pub fn json(&self) -> Result<String, JsError> {
+    pub fn json(&self) -> Result<String, Thrown> {
         serde_json::to_string_pretty(&self.view).map_err(js_error)
     }
 }
 
 /// The view `text` describes; fails on a method or pipe the core does not know.
-fn npu_view(text: ViewText) -> Result<NpuView, JsError> {
+fn npu_view(text: ViewText) -> Result<NpuView, Thrown> {
     let method = Method::from_name(&text.method).map_err(js_error)?.name();
     let nodes = text
         .nodes
@@ -178,7 +179,7 @@ fn npu_view(text: ViewText) -> Result<NpuView, JsError> {
             let pipe = match n.pipe {
                 Some(name) => Some(
                     Pipe::from_name(&name)
-                        .ok_or_else(|| JsError::new(&format!("unknown pipe `{name}`")))?
+                        .ok_or_else(|| Thrown::new(&format!("unknown pipe `{name}`")))?
                         .name(),
                 ),
                 None => None,
@@ -191,7 +192,7 @@ fn npu_view(text: ViewText) -> Result<NpuView, JsError> {
                 end: n.end,
             })
         })
-        .collect::<Result<_, JsError>>()?;
+        .collect::<Result<_, Thrown>>()?;
     Ok(NpuView {
         case: text.case,
         problem: Problem::from_number(text.problem).map_err(js_error)?,

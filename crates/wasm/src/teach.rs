@@ -3,6 +3,7 @@
 //! lesson and its plan and draws them at any moment (a stage and a position).
 
 use super::{canvas_area, js_error, to_js, to_json, view, with_raster, Session};
+use crate::Thrown;
 use memplan::plan::Plan;
 use memplan::teach::{self, Lesson, Moment, Stage};
 use memplan_render::{self as render, Boxes, Raster};
@@ -21,7 +22,7 @@ struct Report {
 impl Session {
     /// The lesson (JSON text) of the plan in `report`, a report this session made
     /// with its current options; fails on graphs too large to walk through.
-    pub fn lesson(&self, report: &str) -> Result<String, JsError> {
+    pub fn lesson(&self, report: &str) -> Result<String, Thrown> {
         let report: Report = serde_json::from_str(report).map_err(js_error)?;
         let lesson = teach::lesson(&self.graph, &self.analysis, &report.plan).map_err(js_error)?;
         to_json(&lesson)
@@ -29,13 +30,13 @@ impl Session {
 }
 
 /// A moment named by JS: stage `live`, `colour` or `pack`, and a position.
-fn moment(stage: &str, index: u32) -> Result<Moment, JsError> {
+fn moment(stage: &str, index: u32) -> Result<Moment, Thrown> {
     let stage = match stage {
         "live" => Stage::Live,
         "colour" => Stage::Colour,
         "pack" => Stage::Pack,
         other => {
-            return Err(JsError::new(&format!(
+            return Err(Thrown::new(&format!(
                 "no stage `{other}` (expected live, colour or pack)"
             )))
         }
@@ -58,7 +59,7 @@ pub struct LessonDrawing {
 impl LessonDrawing {
     /// Keeps `lesson` and the plan `report` it walks (both JSON text from the worker).
     #[wasm_bindgen(constructor)]
-    pub fn new(lesson: &str, report: &str) -> Result<LessonDrawing, JsError> {
+    pub fn new(lesson: &str, report: &str) -> Result<LessonDrawing, Thrown> {
         Ok(LessonDrawing {
             lesson: serde_json::from_str(lesson).map_err(js_error)?,
             report: serde_json::from_str(report).map_err(js_error)?,
@@ -67,7 +68,7 @@ impl LessonDrawing {
     }
 
     /// What the charts emphasise at the moment (`stage`, `index`), as an object.
-    pub fn marks(&self, stage: &str, index: u32) -> Result<JsValue, JsError> {
+    pub fn marks(&self, stage: &str, index: u32) -> Result<JsValue, Thrown> {
         to_js(&moment(stage, index)?.marks(&self.lesson, &self.report.plan))
     }
 
@@ -81,7 +82,7 @@ impl LessonDrawing {
         stage: &str,
         index: u32,
         window: JsValue,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<JsValue, Thrown> {
         let at = moment(stage, index)?;
         let view = view(scale, None, window)?;
         let (lesson, plan) = (&self.lesson, &self.report.plan);
@@ -100,7 +101,7 @@ impl LessonDrawing {
         stage: &str,
         index: u32,
         window: JsValue,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<JsValue, Thrown> {
         let at = moment(stage, index)?;
         let view = view(scale, None, window)?;
         let root = canvas_area(canvas)?;
@@ -120,7 +121,7 @@ impl LessonDrawing {
         scale: f64,
         stage: &str,
         index: u32,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<JsValue, Thrown> {
         let at = moment(stage, index)?;
         let view = view(scale, None, JsValue::UNDEFINED)?;
         let marks = at.marks(&self.lesson, &self.report.plan);

@@ -4,6 +4,7 @@
 
 use super::npu::NpuSession;
 use super::Session;
+use crate::Thrown;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -12,8 +13,18 @@ use wasm_bindgen_test::wasm_bindgen_test;
 const SEED: &[u8] = include_bytes!("../../../examples/transformer_layer.json");
 const NPU_TINY: &[u8] = include_bytes!("../../../examples/npu_tiny_matmul.json");
 
+/// The `kind` the JS `Error` carries (`undefined` when it has none), and its message.
+fn kind_and_message(error: Thrown) -> (Option<String>, String) {
+    let value = JsValue::from(error);
+    let kind = js_sys::Reflect::get(&value, &"kind".into())
+        .unwrap()
+        .as_string();
+    let error: js_sys::Error = value.dyn_into().expect("a JS Error");
+    (kind, error.message().into())
+}
+
 /// The message of the JS `Error` that `error` becomes on the JS side.
-fn message(error: JsError) -> String {
+fn message(error: Thrown) -> String {
     let value = JsValue::from(error);
     let error: js_sys::Error = value.dyn_into().expect("a JS Error");
     error.message().into()
@@ -106,14 +117,19 @@ fn errors_are_js_errors_with_the_core_message() {
     let bad = Session::new(b"{\"tensors\": [}", "bad.json", JsValue::UNDEFINED)
         .err()
         .unwrap();
-    assert!(message(bad).contains("line 1"));
+    let (kind, text) = kind_and_message(bad);
+    assert!(
+        text.contains("line 1") && kind.as_deref() == Some("parse"),
+        "{kind:?} {text}"
+    );
     let cycle = br#"{"tensors": [{"name": "a", "size": 1}, {"name": "b", "size": 1}],
         "ops": [{"name": "f", "inputs": ["a"], "outputs": ["b"]},
                 {"name": "g", "inputs": ["b"], "outputs": ["a"]}]}"#;
     let cyclic = Session::new(cycle, "c.json", JsValue::UNDEFINED)
         .err()
         .unwrap();
-    assert!(message(cyclic).contains("cycle"));
+    let (kind, text) = kind_and_message(cyclic);
+    assert_eq!(kind.as_deref(), Some("cycle"), "{text}");
 
     let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
     let cases = [
