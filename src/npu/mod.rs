@@ -1,6 +1,6 @@
 //! NPU in-core scheduling: a graph of ALLOC, FREE and operation nodes over small
 //! on-chip memory levels (L1, UB, L0A, L0B, L0C). The rules are in
-//! `../shared/docs/npu-scheduling.md`.
+//! `docs/npu-scheduling.md`.
 
 mod cache;
 pub mod case;

@@ -1,5 +1,5 @@
 //! An independent checker for the NPU multi-level memory problem (rules in
-//! `../shared/docs/npu-scheduling.md`). It interprets the contest's result files
+//! `docs/npu-scheduling.md`). It interprets the contest's result files
 //! against a [`Case`] and recomputes every number from those two alone; it shares
 //! no code with the schedulers in `crate::npu` (only the case model).
 //!
