@@ -49,22 +49,29 @@ impl OrderKind {
     }
 }
 
-/// Dependencies between numbered nodes: `succ[a]` holds the nodes that must run
-/// after `a` (no duplicates).
+/// Dependencies between numbered nodes (ops of a graph, nodes of an NPU case):
+/// `succ[a]` holds the nodes that must run after `a`, `pred[b]` those before `b`,
+/// each sorted and without duplicates.
 pub struct Deps {
-    succ: Vec<Vec<u32>>,
-    indegree: Vec<u32>,
+    pub succ: Vec<Vec<u32>>,
+    pub pred: Vec<Vec<u32>>,
 }
 
 impl Deps {
-    pub fn from_succ(succ: Vec<Vec<u32>>) -> Deps {
-        let mut indegree = vec![0u32; succ.len()];
-        for list in &succ {
-            for &b in list {
-                indegree[b as usize] += 1;
-            }
+    /// The dependencies of `n` nodes joined by `edges` (`(before, after)`; repeats
+    /// are kept once).
+    pub fn from_edges(n: usize, edges: &[(u32, u32)]) -> Deps {
+        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut pred: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for &(a, b) in edges {
+            succ[a as usize].push(b);
+            pred[b as usize].push(a);
         }
-        Deps { succ, indegree }
+        for list in succ.iter_mut().chain(pred.iter_mut()) {
+            list.sort_unstable();
+            list.dedup();
+        }
+        Deps { succ, pred }
     }
 
     /// Kahn's order with the lowest ready index first; shorter than the node count
@@ -79,26 +86,15 @@ impl Deps {
     }
 }
 
+/// The ops of `graph` joined producer before consumer.
 fn deps(graph: &Graph) -> Deps {
     let producer = graph.producers();
-    let n = graph.ops.len();
-    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut indegree = vec![0u32; n];
+    let mut edges = Vec::new();
     for (b, op) in graph.ops.iter().enumerate() {
-        let mut preds: Vec<u32> = op
-            .inputs
-            .iter()
-            .filter_map(|t| producer[t.index()])
-            .map(|p| p.0)
-            .collect();
-        preds.sort_unstable();
-        preds.dedup();
-        for a in preds {
-            succ[a as usize].push(b as u32);
-            indegree[b] += 1;
-        }
+        let preds = op.inputs.iter().filter_map(|t| producer[t.index()]);
+        edges.extend(preds.map(|p| (p.0, b as u32)));
     }
-    Deps { succ, indegree }
+    Deps::from_edges(graph.ops.len(), &edges)
 }
 
 /// A topological order of all ops of `graph`; the memory-aware order with
@@ -126,7 +122,7 @@ pub fn topological_for(
 }
 
 fn kahn(deps: &Deps) -> Vec<OpId> {
-    let mut indegree = deps.indegree.clone();
+    let mut indegree: Vec<u32> = deps.pred.iter().map(|p| p.len() as u32).collect();
     let mut ready: BinaryHeap<Reverse<u32>> = (0..indegree.len() as u32)
         .filter(|&i| indegree[i as usize] == 0)
         .map(Reverse)
@@ -147,13 +143,13 @@ fn kahn(deps: &Deps) -> Vec<OpId> {
 /// Reverse post-order of a depth-first search over consumers; valid only on an
 /// acyclic graph (the caller checks with [`kahn`] first).
 fn dfs(deps: &Deps) -> Vec<OpId> {
-    let n = deps.indegree.len();
+    let n = deps.pred.len();
     let mut visited = vec![false; n];
     let mut post: Vec<u32> = Vec::with_capacity(n);
     let mut stack: Vec<(u32, usize)> = Vec::new();
     for root in (0..n as u32)
         .rev()
-        .filter(|&r| deps.indegree[r as usize] == 0)
+        .filter(|&r| deps.pred[r as usize].is_empty())
     {
         visited[root as usize] = true;
         stack.push((root, 0));

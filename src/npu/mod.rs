@@ -7,7 +7,6 @@ pub mod case;
 mod chain;
 pub mod checked;
 pub mod contest;
-mod deps;
 pub mod export;
 pub mod pipes;
 pub mod problem;

@@ -22,9 +22,9 @@
 //! steps.
 
 use super::case::{Case, Node};
-use super::deps::Deps;
 use super::schedule::{counted_levels, single_levels};
 use super::tasks::XorShift;
+use crate::order::Deps;
 
 /// Starting temperature of the residency search, in steps at the peak.
 const HEAT: f64 = 1.0;
@@ -73,7 +73,7 @@ pub type Cost = Option<(u64, u64)>;
 impl<'a> OpOrder<'a> {
     /// The ops of `order` (a topological order of all nodes) in that order.
     pub fn new(case: &'a Case, order: &[u32]) -> OpOrder<'a> {
-        let deps = Deps::new(case);
+        let deps = Deps::from_edges(case.nodes.len(), &case.edges);
         let n = case.nodes.len();
         let is_op = |i: u32| matches!(case.nodes[i as usize], Node::Op(_));
         let ops: Vec<u32> = order

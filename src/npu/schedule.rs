@@ -12,8 +12,8 @@
 
 use super::cache::Cache;
 use super::case::{Case, Node};
-use super::deps::Deps;
 use crate::error::Error;
+use crate::order::Deps;
 
 /// Ops ranked plus look-ahead ops visited before a capacity-aware list schedule
 /// gives up (a deterministic time budget of a few seconds).
@@ -136,7 +136,7 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error>
 
 impl<'a> State<'a> {
     fn new(case: &'a Case) -> State<'a> {
-        let deps = Deps::new(case);
+        let deps = Deps::from_edges(case.nodes.len(), &case.edges);
         let remaining = deps.pred.iter().map(|p| p.len() as u32).collect();
         let is_alloc = |p: &u32| matches!(case.nodes[*p as usize], Node::Alloc(_));
         let waiting: Vec<u32> = deps

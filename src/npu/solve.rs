@@ -85,15 +85,7 @@ pub fn solve(case: &Case, problem: Problem, method: Method) -> Result<Solution, 
 
 /// The depth-first topological order of all nodes.
 pub fn dfs_order(case: &Case) -> Vec<u32> {
-    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); case.nodes.len()];
-    for &(a, b) in &case.edges {
-        succ[a as usize].push(b);
-    }
-    for list in &mut succ {
-        list.sort_unstable();
-        list.dedup();
-    }
-    Deps::from_succ(succ).dfs()
+    Deps::from_edges(case.nodes.len(), &case.edges).dfs()
 }
 
 /// Problem 3 re-sequences this many of the fastest plans within the movement limit.

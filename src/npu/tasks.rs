@@ -19,7 +19,7 @@
 
 use super::cache::spill_cost;
 use super::case::{Case, Node};
-use super::deps::Deps;
+use crate::order::Deps;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -60,7 +60,7 @@ impl<'a> Tasks<'a> {
     /// three tasks, or when `width > 1` and the levels cannot hold the own buffers
     /// of `width` tasks beside the largest buffer of several tasks.
     pub fn new(case: &'a Case, base: &[u32], width: usize) -> Option<Tasks<'a>> {
-        let deps = Deps::new(case);
+        let deps = Deps::from_edges(case.nodes.len(), &case.edges);
         let n = case.nodes.len();
         let is_op = |i: usize| matches!(case.nodes[i], Node::Op(_));
         let mut base_pos = vec![0u32; n];

@@ -225,7 +225,7 @@ struct State {
 
 impl State {
     fn new(m: &Model) -> State {
-        let indegree = m.deps.indegree.clone();
+        let indegree: Vec<u32> = m.deps.pred.iter().map(|p| p.len() as u32).collect();
         let ready = (0..indegree.len() as u32)
             .filter(|&o| indegree[o as usize] == 0)
             .collect();
