@@ -9,9 +9,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { basename, dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { crc32, inflateRawSync } from 'node:zlib';
-import { ROOT, check, cli, clickAt, scanTooltips, settled, text, watch, withBrowser } from './harness.mjs';
+import { ROOT, check, cli, openAndSelect, settled, text, watch, withBrowser } from './harness.mjs';
 
 const CORPUS = resolve(ROOT, '..', 'shared', 'corpus');
 const MODEL = join(CORPUS, 'models', 'yolo.ts_fixed.onnx');
@@ -99,14 +99,7 @@ withBrowser(async (context, url) => {
     watch(page, problems);
     await page.goto(url);
     await settled(page);
-    await page.locator('#file').setInputFiles({ name: basename(MODEL), mimeType: 'application/octet-stream', buffer: readFileSync(MODEL) });
-    await settled(page);
-    await page.locator('#strategy').selectOption('best-fit');
-    await settled(page);
-    const found = await scanTooltips(page, 'time-address', [17, 11]);
-    const spot = found[Math.floor(found.length / 2)];
-    await clickAt(page, 'time-address', spot.x, spot.y);
-    await settled(page);
+    await openAndSelect(page, MODEL, 'best-fit');
     const before = await numbers(page);
     const selected = await page.locator('#selection').textContent();
 

@@ -3,9 +3,9 @@
 
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../../www/serve.mjs';
 
@@ -141,6 +141,18 @@ export function cli(args) {
     if (m) fields[m[1]] = m[2];
   }
   return fields;
+}
+
+/** Opens model file `path` through the page's file input, plans it with `strategy` and selects a tensor in the middle of the time-by-address chart; waits for the page each time. */
+export async function openAndSelect(page, path, strategy) {
+  await page.locator('#file').setInputFiles({ name: basename(path), mimeType: 'application/octet-stream', buffer: readFileSync(path) });
+  await settled(page);
+  await page.locator('#strategy').selectOption(strategy);
+  await settled(page);
+  const found = await scanTooltips(page, 'time-address', [17, 11]);
+  const spot = found[Math.floor(found.length / 2)];
+  await clickAt(page, 'time-address', spot.x, spot.y);
+  await settled(page);
 }
 
 /** A number as the page writes it, without separators. */

@@ -4,9 +4,9 @@
 // the graph in its #g= fragment), opens it in a fresh page and finds the same numbers and
 // selection; a damaged fragment is explained and the example shown.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { ROOT, check, clickAt, scanTooltips, settled, text, watch, withBrowser } from './harness.mjs';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ROOT, check, openAndSelect, settled, text, watch, withBrowser } from './harness.mjs';
 
 const CORPUS = resolve(ROOT, '..', 'shared', 'corpus');
 const MODEL = join(CORPUS, 'models', 'yolo.ts_fixed.onnx');
@@ -34,14 +34,7 @@ withBrowser(async (context, url) => {
   watch(page, problems);
   await page.goto(url);
   await settled(page);
-  await page.locator('#file').setInputFiles({ name: basename(MODEL), mimeType: 'application/octet-stream', buffer: readFileSync(MODEL) });
-  await settled(page);
-  await page.locator('#strategy').selectOption('best-fit');
-  await settled(page);
-  const found = await scanTooltips(page, 'time-address', [17, 11]);
-  const spot = found[Math.floor(found.length / 2)];
-  await clickAt(page, 'time-address', spot.x, spot.y);
-  await settled(page);
+  await openAndSelect(page, MODEL, 'best-fit');
   const before = await numbers(page);
   const selected = await page.locator('#selection').textContent();
   await page.locator('#share').click();
