@@ -33,6 +33,10 @@
 //! [`write_text`] writes any graph without op bodies (`subgraphs`): the `graph`
 //! line, the declarations in tensor order, then the ops in order; reading it
 //! back gives the same graph. Free dimensions and notes are not written.
+//!
+//! Why one long file: the reader and the writer must agree on every token (quoting,
+//! keywords by position, sizes), so they sit together; most of the reader is its
+//! errors, one per mistake with the way to write it; the unit tests are the last third.
 
 use memplan::error::Error;
 use memplan::graph::{Graph, Op, Role, Tensor, TensorId};

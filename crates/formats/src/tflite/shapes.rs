@@ -11,6 +11,10 @@
 //!
 //! Errors are plain messages; the importer adds the op, its index and the tensor.
 //! All arithmetic is checked: a hostile file gives an error, never a panic.
+//!
+//! Why one long file: it is a table, one short rule per builtin operator (more than a
+//! hundred), looked up by name; a rule reads best beside its neighbours of the same
+//! family, and the tests (the last 140 lines) exercise them together.
 
 use super::options::Opts;
 pub use super::options::MAX_RANK;
