@@ -66,6 +66,15 @@ const UNITS: [(&str, u64); 4] = [
     ("KiB", 1 << 10),
 ];
 
+/// The largest binary unit that `bytes` reaches, with its size; `("B", 1)` below
+/// 1 KiB. Sizes for people and the charts' axes use it alike.
+pub fn unit_for(bytes: u64) -> (&'static str, u64) {
+    UNITS
+        .into_iter()
+        .find(|&(_, size)| bytes >= size)
+        .unwrap_or(("B", 1))
+}
+
 /// A size as one token that [`parse_size`] reads back: an exact `KiB`, `MiB`,
 /// `GiB` or `TiB` when there is one (`32MiB`), else bytes.
 pub fn size_token(bytes: u64) -> String {
@@ -80,14 +89,10 @@ pub fn size_token(bytes: u64) -> String {
 /// A size for people: exact bytes below 1 KiB, else two decimals in KiB, MiB or GiB
 /// (no decimals when exact).
 pub fn format_size(bytes: u64) -> String {
-    for (unit, scale) in UNITS {
-        if bytes >= scale {
-            return if bytes.is_multiple_of(scale) {
-                format!("{} {unit}", bytes / scale)
-            } else {
-                format!("{:.2} {unit}", bytes as f64 / scale as f64)
-            };
-        }
+    let (unit, scale) = unit_for(bytes);
+    if bytes.is_multiple_of(scale) {
+        format!("{} {unit}", bytes / scale)
+    } else {
+        format!("{:.2} {unit}", bytes as f64 / scale as f64)
     }
-    format!("{bytes} B")
 }

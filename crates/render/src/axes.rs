@@ -3,24 +3,11 @@
 
 use super::style::{GRID, INK};
 use super::{whole, Chart, Raster, View};
+use memplan::units::unit_for;
 use plotters::coord::ranged1d::Ranged;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-
-/// A byte unit for an axis reaching `max` bytes: its name and size.
-pub(crate) fn unit_for(max: u64) -> (&'static str, u64) {
-    const UNITS: [(&str, u64); 4] = [
-        ("TiB", 1 << 40),
-        ("GiB", 1 << 30),
-        ("MiB", 1 << 20),
-        ("KiB", 1 << 10),
-    ];
-    UNITS
-        .into_iter()
-        .find(|&(_, size)| max >= size)
-        .unwrap_or(("B", 1))
-}
 
 /// A tick label: `value` in `unit`, without trailing zeros.
 pub(crate) fn tick(value: f64, unit: &str) -> String {
