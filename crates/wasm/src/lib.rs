@@ -358,7 +358,7 @@ impl Session {
     ) -> Result<String, Thrown> {
         let (plan, capacity) = self.planned(strategy, options, progress)?;
         let violations = self.violations(&plan);
-        to_json(&self.report(&plan, capacity, violations, None))
+        to_json(&report(&plan, plan.profile(), capacity, violations, None))
     }
 
     /// Like [`Session::plan`], the report packed for the page (see
@@ -373,12 +373,37 @@ impl Session {
     ) -> Result<Vec<u8>, Thrown> {
         let (mut plan, capacity) = self.planned(strategy, options, progress)?;
         let violations = self.violations(&plan);
+        // the profile needs the tensors, which the head leaves to the records
         let profile = plan.profile();
         let tensors = std::mem::take(&mut plan.tensors);
-        let mut head = self.report(&plan, capacity, violations, Some(tensors.len()));
-        head.profile = profile;
-        let head = to_json(&head)?;
+        let head = to_json(&report(
+            &plan,
+            profile,
+            capacity,
+            violations,
+            Some(tensors.len()),
+        ))?;
         Ok(formats::packed::pack(&head, &tensors))
+    }
+}
+
+/// The report of `plan`: its `violations`, its live-bytes `profile`, the ratio,
+/// `capacity` and, when its tensors are packed apart, how many were `placed`.
+fn report(
+    plan: &Plan,
+    profile: Vec<(u32, u64)>,
+    capacity: Option<u64>,
+    violations: Vec<String>,
+    placed: Option<usize>,
+) -> PlanReport<'_> {
+    PlanReport {
+        plan,
+        valid: violations.is_empty(),
+        violations,
+        profile,
+        ratio: plan.ratio(),
+        capacity,
+        placed,
     }
 }
 
@@ -489,26 +514,6 @@ impl Session {
     fn violations(&self, plan: &Plan) -> Vec<String> {
         let found = check::check(&self.graph, plan);
         found.iter().map(|v| v.to_string()).collect()
-    }
-
-    /// The report of `plan`: its `violations`, the profile, the ratio, `capacity`
-    /// and, when its tensors are packed apart, how many were `placed`.
-    fn report<'a>(
-        &'a self,
-        plan: &'a Plan,
-        capacity: Option<u64>,
-        violations: Vec<String>,
-        placed: Option<usize>,
-    ) -> PlanReport<'a> {
-        PlanReport {
-            plan,
-            valid: violations.is_empty(),
-            violations,
-            profile: plan.profile(),
-            ratio: plan.ratio(),
-            capacity,
-            placed,
-        }
     }
 
     fn plan_within(

@@ -72,6 +72,16 @@ struct Summary {
     valid: bool,
 }
 
+impl NpuSession {
+    /// Solves `problem` (1, 2 or 3) with `method` (`best` or `baseline`) on the
+    /// current levels, with the contest files checked.
+    fn solved(&self, problem: u8, method: &str) -> Result<checked::Checked, Thrown> {
+        let method = Method::from_name(method).map_err(js_error)?;
+        let problem = Problem::from_number(problem).map_err(js_error)?;
+        solve_checked(&self.case, problem, method).map_err(js_error)
+    }
+}
+
 #[wasm_bindgen]
 impl NpuSession {
     /// Reads an NPU case (contest JSON) from the bytes of file `name`, with the
@@ -124,15 +134,9 @@ impl NpuSession {
         capacities: Vec<f64>,
     ) -> Result<String, Thrown> {
         self.set_capacities(&capacities)?;
-        let method = Method::from_name(method).map_err(js_error)?;
         let checked::Checked {
             solution, report, ..
-        } = solve_checked(
-            &self.case,
-            Problem::from_number(problem).map_err(js_error)?,
-            method,
-        )
-        .map_err(js_error)?;
+        } = self.solved(problem, method)?;
         let view = npu_view(&self.case, &solution);
         to_json(&SolveReport {
             view: &view,
@@ -165,17 +169,11 @@ impl NpuSession {
     /// Solves `problem` with `method` on the current levels and returns its numbers
     /// only, for comparing methods; the kept solution does not change.
     pub fn summary(&self, problem: u8, method: &str) -> Result<JsValue, Thrown> {
-        let method = Method::from_name(method).map_err(js_error)?;
         let checked::Checked {
             solution, report, ..
-        } = solve_checked(
-            &self.case,
-            Problem::from_number(problem).map_err(js_error)?,
-            method,
-        )
-        .map_err(js_error)?;
+        } = self.solved(problem, method)?;
         to_js(&Summary {
-            method: method.name(),
+            method: solution.method.name(),
             recipe: solution.recipe.clone(),
             p1_peak: solution.p1_peak,
             spills: solution.plan.spills.len(),
