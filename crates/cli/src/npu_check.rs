@@ -81,10 +81,28 @@ pub(super) fn set_levels(levels: &mut Vec<Level>, spec: &str) -> Result<(), Erro
 pub(super) fn case_at(path: &Path) -> Result<Option<Case>, Error> {
     let csv = path.to_str().is_some_and(|p| p.ends_with("_Nodes.csv"));
     let small = std::fs::metadata(path).is_ok_and(|m| m.len() <= MAX_INPUT_BYTES as u64);
-    if csv || (small && is_npu_case(&read_file(path)?)) {
+    // only a JSON file can be a case: a model is not read whole to find that out
+    if csv || (small && starts_like_json(path)? && is_npu_case(&read_file(path)?)) {
         return load_case(path, default_levels()).map(Some);
     }
     Ok(None)
+}
+
+/// True when the first bytes of the file at `path` that are not blank open a JSON object.
+fn starts_like_json(path: &Path) -> Result<bool, Error> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| Error::usage(format!("cannot read {}: {e}", path.display()));
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .map_err(cannot)?
+        .take(4096)
+        .read_to_end(&mut head)
+        .map_err(cannot)?;
+    let text = String::from_utf8_lossy(&head);
+    Ok(text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('{'))
 }
 
 /// Reads a case from `<name>.json` or from `<name>_Nodes.csv` and its sibling
