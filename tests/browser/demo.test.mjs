@@ -6,32 +6,16 @@
 // selection with no request outside the folder. Then the same for `memplan demo`'s
 // folder of the model, and of an NPU case.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { dirname, extname, join, normalize, sep } from 'node:path';
 import { crc32, inflateRawSync } from 'node:zlib';
-import { ROOT, check, cli, openAndSelect, settled, text, watch, withBrowser } from './harness.mjs';
+import { CORPUS, ROOT, check, cli, openAndSelect, requireCorpus, settled, summaryNumbers, text, watch, withBrowser } from './harness.mjs';
 
-const CORPUS = resolve(ROOT, '..', 'shared', 'corpus');
 const MODEL = join(CORPUS, 'models', 'yolo.ts_fixed.onnx');
 
-if (!existsSync(CORPUS)) {
-  if (process.env.CI) {
-    console.error(`the shared corpus is missing at ${CORPUS} (required in CI)`);
-    process.exit(1);
-  }
-  console.log(`SKIPPED: the shared corpus is missing at ${CORPUS}`);
-  process.exit(0);
-}
-
-const NUMBERS = ['graph-name', 'sum-tensors', 'sum-lower-bound', 'sum-peak', 'sum-valid'];
-
-async function numbers(page, ids = NUMBERS) {
-  const out = {};
-  for (const id of ids) out[id] = await text(page, id);
-  return out;
-}
+requireCorpus();
 
 /** The entries of zip `bytes` (`{ path, bytes }`), each checked against its CRC-32. */
 function unzip(bytes) {
@@ -100,7 +84,7 @@ withBrowser(async (context, url) => {
     await page.goto(url);
     await settled(page);
     await openAndSelect(page, MODEL, 'best-fit');
-    const before = await numbers(page);
+    const before = await summaryNumbers(page);
     const selected = await page.locator('#selection').textContent();
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-demo').click()]);
@@ -127,7 +111,7 @@ withBrowser(async (context, url) => {
     }
 
     const served = await openServed(context, zipRoot, folder, problems);
-    const after = await numbers(served.page);
+    const after = await summaryNumbers(served.page);
     check('the unzipped demo shows the model\'s plan on first load', JSON.stringify(after) === JSON.stringify(before), `${JSON.stringify(after)} vs ${JSON.stringify(before)}`);
     check('with the same strategy', (await served.page.locator('#strategy').inputValue()) === 'best-fit');
     check('and the same selection', (await served.page.locator('#selection').textContent()) === selected, selected?.slice(0, 80));
@@ -140,7 +124,7 @@ withBrowser(async (context, url) => {
     const cliRoot = join(work, 'cli');
     cli(['demo', MODEL, '--out', join(cliRoot, 'site'), '--strategy', 'best-fit', '--view', `select=${select}`]);
     const fromCli = await openServed(context, cliRoot, 'site', problems);
-    check('memplan demo\'s folder shows the same plan', JSON.stringify(await numbers(fromCli.page)) === JSON.stringify(before));
+    check('memplan demo\'s folder shows the same plan', JSON.stringify(await summaryNumbers(fromCli.page)) === JSON.stringify(before));
     check('with the same strategy and selection', (await fromCli.page.locator('#strategy').inputValue()) === 'best-fit'
       && (await fromCli.page.locator('#selection').textContent()) === selected);
     check('and no request outside it', fromCli.outside.length === 0 && fromCli.failed.length === 0, [...fromCli.outside, ...fromCli.failed].join(' '));

@@ -3,12 +3,11 @@
 // (input_ids: [batch, seq]) through ?src=, checks the warning and the fields, changes seq
 // and compares the plan with `memplan plan --dim`, then reopens the share link.
 
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { ROOT, check, settled, text, watch, withBrowser } from './harness.mjs';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CORPUS, ROOT, check, requireCorpus, settled, text, watch, withBrowser } from './harness.mjs';
 import { execFileSync } from 'node:child_process';
 
-const CORPUS = resolve(ROOT, '..', 'shared', 'corpus');
 const MODEL = 'bert.dy_dyn.onnx';
 
 /** The lower bound `memplan plan` prints for the model with `args`. */
@@ -17,14 +16,7 @@ function nativeBound(args) {
   return out.match(/^lower bound\s+(.+?) \(\d+ B\)/m)[1];
 }
 
-if (!existsSync(CORPUS)) {
-  if (process.env.CI) {
-    console.error(`the shared corpus is missing at ${CORPUS} (required in CI)`);
-    process.exit(1);
-  }
-  console.log(`SKIPPED: the shared corpus is missing at ${CORPUS}`);
-  process.exit(0);
-}
+requireCorpus();
 
 mkdirSync(join(ROOT, 'www/gallery'), { recursive: true });
 copyFileSync(join(CORPUS, 'models', MODEL), join(ROOT, 'www/gallery', `test-${MODEL}`));

@@ -18,6 +18,27 @@ const ARGS = [
 
 export const results = { passed: 0, failed: 0 };
 
+/** The shared corpus, beside the repository. */
+export const CORPUS = resolve(ROOT, '..', 'shared', 'corpus');
+
+/** Ends a test that needs the shared corpus when it is missing: a failure in CI, a skip (said so) elsewhere. */
+export function requireCorpus() {
+  if (existsSync(CORPUS)) return;
+  if (process.env.CI) {
+    console.error(`the shared corpus is missing at ${CORPUS} (required in CI)`);
+    process.exit(1);
+  }
+  console.log(`SKIPPED: the shared corpus is missing at ${CORPUS}`);
+  process.exit(0);
+}
+
+/** The summary's numbers of the plan on show: graph, tensors, lower bound, peak and the checker's verdict. */
+export async function summaryNumbers(page) {
+  const out = {};
+  for (const id of ['graph-name', 'sum-tensors', 'sum-lower-bound', 'sum-peak', 'sum-valid']) out[id] = await text(page, id);
+  return out;
+}
+
 /** Records one check: prints it and counts it. */
 export function check(what, ok, detail = '') {
   if (ok) results.passed += 1;

@@ -3,11 +3,10 @@
 // the page's file input and compares the summary with what the native CLI reports.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { ROOT, canvasInk, check, text, visible, watch, withBrowser } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { CORPUS, ROOT, canvasInk, check, requireCorpus, text, visible, watch, withBrowser } from './harness.mjs';
 
-const CORPUS = resolve(ROOT, '..', 'shared', 'corpus');
 const MODELS = [
   'tflite/hand_recrop.tflite',
   'tflite/selfie_segmentation.tflite',
@@ -83,14 +82,7 @@ async function truncated(page) {
   check('truncated model: the previous graph stays', (await text(page, 'graph-name')) === before);
 }
 
-if (!existsSync(CORPUS)) {
-  if (process.env.CI) {
-    console.error(`the shared corpus is missing at ${CORPUS} (required in CI)`);
-    process.exit(1);
-  }
-  console.log(`SKIPPED: the shared corpus is missing at ${CORPUS}`);
-  process.exit(0);
-}
+requireCorpus();
 
 withBrowser(async (context, url) => {
   const problems = [];

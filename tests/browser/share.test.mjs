@@ -4,29 +4,12 @@
 // the graph in its #g= fragment), opens it in a fresh page and finds the same numbers and
 // selection; a damaged fragment is explained and the example shown.
 
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { ROOT, check, openAndSelect, settled, text, watch, withBrowser } from './harness.mjs';
+import { join } from 'node:path';
+import { CORPUS, check, openAndSelect, requireCorpus, settled, summaryNumbers, text, watch, withBrowser } from './harness.mjs';
 
-const CORPUS = resolve(ROOT, '..', 'shared', 'corpus');
 const MODEL = join(CORPUS, 'models', 'yolo.ts_fixed.onnx');
 
-if (!existsSync(CORPUS)) {
-  if (process.env.CI) {
-    console.error(`the shared corpus is missing at ${CORPUS} (required in CI)`);
-    process.exit(1);
-  }
-  console.log(`SKIPPED: the shared corpus is missing at ${CORPUS}`);
-  process.exit(0);
-}
-
-const NUMBERS = ['graph-name', 'sum-tensors', 'sum-lower-bound', 'sum-peak', 'sum-valid'];
-
-async function numbers(page) {
-  const out = {};
-  for (const id of NUMBERS) out[id] = await text(page, id);
-  return out;
-}
+requireCorpus();
 
 withBrowser(async (context, url) => {
   const problems = [];
@@ -35,7 +18,7 @@ withBrowser(async (context, url) => {
   await page.goto(url);
   await settled(page);
   await openAndSelect(page, MODEL, 'best-fit');
-  const before = await numbers(page);
+  const before = await summaryNumbers(page);
   const selected = await page.locator('#selection').textContent();
   await page.locator('#share').click();
   await page.waitForFunction(() => document.getElementById('share-link').value.includes('#g='), null, { timeout: 20000 });
@@ -48,7 +31,7 @@ withBrowser(async (context, url) => {
   watch(fresh, problems);
   await fresh.goto(link);
   await settled(fresh);
-  const after = await numbers(fresh);
+  const after = await summaryNumbers(fresh);
   check('the link reopens the same graph and plan', JSON.stringify(after) === JSON.stringify(before), `${JSON.stringify(after)} vs ${JSON.stringify(before)}`);
   check('with the same strategy', (await fresh.locator('#strategy').inputValue()) === 'best-fit');
   check('and the same selection', (await fresh.locator('#selection').textContent()) === selected, selected?.slice(0, 80));
