@@ -17,6 +17,7 @@ pub mod npu;
 pub mod order;
 pub mod pack;
 pub mod plan;
+pub mod report;
 pub mod teach;
 pub mod units;
 
@@ -24,6 +25,7 @@ pub use error::Error;
 pub use graph::Graph;
 pub use pack::{Budget, PackOptions, Strategy};
 pub use plan::Plan;
+pub use report::PlanReport;
 
 use interference::Colouring;
 use liveness::{LiveOptions, Liveness};

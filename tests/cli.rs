@@ -46,10 +46,21 @@ fn json_plan_round_trips_through_check() {
         "naive_bytes",
         "peak_bytes",
         "valid",
+        "violations",
+        "profile",
+        "ratio",
         "tensors",
     ] {
         assert!(doc.get(key).is_some(), "missing {key}");
     }
+    // the profile is the plan's live bytes per step, its highest the lower bound
+    let most = doc["profile"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[1].as_u64().unwrap())
+        .max();
+    assert_eq!(most, doc["lower_bound"].as_u64());
     assert_eq!(doc["strategy"], "pools");
     assert_eq!(doc["valid"], true);
     let t = &doc["tensors"][0];

@@ -218,3 +218,37 @@ fn a_reordered_plan_profiles_its_own_order() {
     assert!(memplan::check::check(&g, &reordered).is_empty());
     assert_eq!(reordered.peak_bytes, 102);
 }
+
+/// The one plan report: made where the plan is, checked by the independent checker,
+/// profiled over the plan's own order, and as JSON a plan file again.
+#[test]
+fn the_plan_report_checks_profiles_and_reads_back_as_a_plan() {
+    let data = std::fs::read("tests/data/two_branches.json").unwrap();
+    let g = memplan_formats::read(&data, None, "two_branches").unwrap();
+    let analysis = memplan::analyse(&g, &memplan::Options::default()).unwrap();
+    let mut budget = memplan::Budget::work_for_ms(50);
+    let report = analysis.report(&g, memplan::Strategy::Reorder, &mut budget);
+    assert!(report.valid && report.violations.is_empty());
+    assert_eq!(report.profile, report.plan.profile());
+    assert_eq!(report.profile.iter().map(|p| p.1).max(), Some(102));
+    assert_eq!(report.ratio, report.plan.ratio());
+    assert_eq!(report.capacity, None);
+    let text = serde_json::to_string(&report).unwrap();
+    let as_plan: memplan::Plan = serde_json::from_str(&text).unwrap();
+    assert_eq!(as_plan, report.plan);
+    let back: memplan::PlanReport = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.violations, report.violations);
+    // a plan with two live tensors on the same bytes is reported invalid
+    let mut broken = report.plan.clone();
+    let (a, b) = (0..broken.tensors.len())
+        .flat_map(|i| (0..broken.tensors.len()).map(move |j| (i, j)))
+        .find(|&(i, j)| {
+            let (x, y) = (&broken.tensors[i], &broken.tensors[j]);
+            i < j && x.start <= y.end && y.start <= x.end
+        })
+        .expect("two tensors live together");
+    broken.tensors[b].offset = broken.tensors[a].offset;
+    let bad = memplan::PlanReport::new(&g, broken, Some(64));
+    assert!(!bad.valid && !bad.violations.is_empty());
+    assert_eq!(bad.capacity, Some(64));
+}

@@ -72,7 +72,7 @@ export function registerCharts(state, formatSize) {
     canvas: liveCanvas, wrap: liveWrap, tip: liveTooltip, group: 'steps', zoomY: false,
     draw: (scale, highlight, window) => state.drawing.drawLiveBytes(liveCanvas, scale, highlight, window),
     hit: (frame, x, y) => stepAt(state, frame, x, y),
-    describe: (step) => ui.stepDetails(step, liveAt(state.report.profile, step), state.report.plan.lower_bound, formatSize),
+    describe: (step) => ui.stepDetails(step, liveAt(state.report.profile, step), state.report.lower_bound, formatSize),
   });
 }
 
@@ -86,7 +86,7 @@ function tensorAt(state, frame, x, y, slot) {
 function stepAt(state, frame, x, y) {
   const at = dataAt(frame, x, y);
   const step = at ? Math.floor(at.step) : -1;
-  return step >= 0 && step < state.report.plan.steps ? step : null;
+  return step >= 0 && step < state.report.steps ? step : null;
 }
 
 /** Shows plan `report` (and `compare`, the comparison's, or null), each a report's summary without its tensors (the page's wasm holds those): the numbers, the comparison and the selection. */
@@ -111,17 +111,17 @@ function showCompare(state, formatSize) {
   retain((id) => !id.startsWith('compare-') || state.compare !== null);
   if (state.compare === null) return;
   const [a, b] = [state.report, state.compare];
-  const diff = b.plan.peak_bytes - a.plan.peak_bytes;
+  const diff = b.peak_bytes - a.peak_bytes;
   compareNote.textContent = diff === 0
     ? 'Both strategies reach the same peak.'
-    : `${diff > 0 ? a.plan.strategy : b.plan.strategy} peaks ${formatSize(Math.abs(diff))} lower.`;
+    : `${diff > 0 ? a.strategy : b.strategy} peaks ${formatSize(Math.abs(diff))} lower.`;
   const columns = [a, b].map((report, slot) => compareColumn(state, report, slot, formatSize));
   compareBody.replaceChildren(...columns);
 }
 
 /** One side of the comparison: the strategy's numbers over its own time-by-address chart. */
 function compareColumn(state, report, slot, formatSize) {
-  const { plan } = report;
+  const plan = report;
   const column = document.createElement('div');
   column.className = 'compare-side';
   column.dataset.slot = `${slot}`;

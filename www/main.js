@@ -287,8 +287,9 @@ function showPlan({ report, compare }) {
   if (compare) state.drawing.setPacked(1, compare);
   else state.drawing.clear(1);
   const summary = (slot) => JSON.parse(state.drawing.summary(slot));
-  graph.show(state, summary(0), compare ? summary(1) : null, wasm.formatSize);
-  teach.planned(() => state.drawing.json(0));
+  const main = summary(0);
+  graph.show(state, main, compare ? summary(1) : null, wasm.formatSize);
+  teach.planned(main.handle, state.drawing);
 }
 
 /** Shows the worker's NPU solution (JSON text) and the comparison's summary. */
@@ -302,8 +303,8 @@ function showSolution({ report, millis, compare }) {
 /** Sets the option controls back to the plan on show, after a cancel. */
 function restoreControls() {
   if (state.mode === 'graph' && state.report) {
-    strategySelect.value = state.report.plan.strategy;
-    compareSelect.value = state.compare?.plan.strategy ?? '';
+    strategySelect.value = state.report.strategy;
+    compareSelect.value = state.compare?.strategy ?? '';
     showStrategyAbout();
   } else if (state.mode === 'npu' && state.report) {
     problemSelect.value = `${state.report.view.problem}`;

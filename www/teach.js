@@ -40,7 +40,7 @@ const hooks = {
   request: null, LessonDrawing: null, size: (b) => `${b} B`, openExample: () => {}, remember: () => {}, showError: () => {},
 };
 const lesson = {
-  active: false, stage: 'live', index: 0, source: null, report: null, data: null, plan: null, drawing: null,
+  active: false, stage: 'live', index: 0, handle: null, shown: null, data: null, plan: null, drawing: null,
   info: null, example: null, token: 0, timer: null, note: null, spots: [], frame: null,
 };
 
@@ -94,10 +94,10 @@ export function loaded(mode, info, options, exampleId) {
   showExercise();
 }
 
-/** A new plan is on show, its report (JSON text) from `report()`; walks it when the view is open. */
-export function planned(report) {
-  lesson.source = report;
-  lesson.report = null;
+/** A new plan is on show: the worker's report `handle`, kept in slot 0 of the page's `drawing`; walks it when the view is open. */
+export function planned(handle, drawing) {
+  lesson.handle = handle;
+  lesson.shown = drawing;
   if (lesson.active) refresh();
 }
 
@@ -125,16 +125,17 @@ function show(on) {
 
 /** Has the worker walk the plan on show, then shows the current moment. */
 async function refresh() {
-  if (!lesson.source) return;
-  lesson.report ??= lesson.source();
+  if (lesson.handle === null) return;
+  const { handle } = lesson;
   const token = ++lesson.token;
   try {
-    const text = await hooks.request('lesson', { report: lesson.report });
-    if (token !== lesson.token) return;
+    const text = await hooks.request('lesson', { handle });
+    // a newer plan on show walks itself
+    if (token !== lesson.token || handle !== lesson.handle) return;
     lesson.drawing?.free();
-    lesson.drawing = new hooks.LessonDrawing(text, lesson.report);
+    lesson.drawing = new hooks.LessonDrawing(text, lesson.shown, 0);
     lesson.data = JSON.parse(text);
-    lesson.plan = JSON.parse(lesson.report).plan;
+    lesson.plan = lesson.drawing.plan();
     lesson.note = null;
   } catch (e) {
     if (token !== lesson.token || e?.name === 'Cancelled' || e?.message === 'cancelled') return;

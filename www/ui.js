@@ -29,7 +29,7 @@ export function clearError(box) {
 
 /** Writes a plan report's numbers into the summary cards. */
 export function showSummary(out, report, info, formatSize) {
-  const { plan } = report;
+  const plan = report;
   const arena = report.placed;
   out.tensors.textContent = `${arena}`;
   if (arena !== info.tensors) {
@@ -56,7 +56,9 @@ export function showSummary(out, report, info, formatSize) {
 }
 
 /** Shows whether the plan fits the capacity it was asked for, and by how much it misses. */
-function showCapacity(out, { plan, capacity }, formatSize) {
+function showCapacity(out, report, formatSize) {
+  const { capacity } = report;
+  const plan = report;
   out.capacityStat.hidden = capacity === null || capacity === undefined;
   if (out.capacityStat.hidden) return;
   const over = plan.peak_bytes - capacity;

@@ -58,9 +58,9 @@ const handlers = {
   exportText() {
     return current('graph').exportText();
   },
-  /** Walks plan `report` (JSON text this session made) for the Learn view. */
-  lesson({ report }) {
-    return current('graph').lesson(report);
+  /** Walks the plan this session reported with `handle`, for the Learn view. */
+  lesson({ handle }) {
+    return current('graph').lesson(handle);
   },
   /** Solves the NPU case, timing the solve, and summarises the `compare` method when given. */
   solve({ problem, method, capacities, compare }) {

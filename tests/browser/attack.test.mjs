@@ -158,7 +158,7 @@ async function graph(page) {
   }
 
   const json = await downloaded(page, '#download-json');
-  const plan = JSON.parse(json.text).plan;
+  const plan = JSON.parse(json.text);
   check('JSON export: safe file name, names kept exactly', !/[<>"]/.test(json.name)
     && plan.graph === `${SCRIPT}${IMG}` && NAMES.slice(1).every((n) => plan.tensors.some((t) => t.name === n)), json.name);
   const svg = await downloaded(page, '#download-svg');

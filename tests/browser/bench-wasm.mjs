@@ -30,7 +30,7 @@ for (const file of files) {
   const started = performance.now();
   const report = JSON.parse(session.plan(opts.strategy, options));
   const seconds = (performance.now() - started) / 1000;
-  const { peak_bytes: peak } = report.plan;
+  const { peak_bytes: peak } = report;
   const cap = report.capacity;
   const row = [basename(file).padEnd(20), `${peak}`.padStart(12), (peak / cap).toFixed(4).padStart(12),
     (peak <= cap ? 'yes' : 'no').padStart(12), `${report.valid}`.padStart(12), `${seconds.toFixed(2)} s`.padStart(12)];

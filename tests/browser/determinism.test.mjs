@@ -26,7 +26,7 @@ const INPUTS = [
 function essentials(planText) {
   // keep every integer as written: sizes may exceed 2^53
   const plan = JSON.parse(planText.replace(/:\s*(\d{16,})/g, ':"$1"'));
-  const p = plan.plan ?? plan;
+  const p = plan;
   return JSON.stringify({
     strategy: p.strategy,
     peak: String(p.peak_bytes),

@@ -311,8 +311,10 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
     if progress {
         budget = budget.with_progress(&mut show);
     }
-    let plan = analysis.plan_within(&graph, strategy, &mut budget);
-    let violations = memplan::check::check(&graph, &plan);
+    let nested = report::nested_reports(&graph, strategy, &common.opts)?;
+    let mut plan_report = analysis.report(&graph, strategy, &mut budget);
+    plan_report.valid &= nested.iter().all(|n| n.report.valid);
+    let plan = &plan_report.plan;
     let reordered = plan.order_kind != common.opts.order.name();
     let ordered = if reordered {
         let opts = Options {
@@ -324,20 +326,16 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
         analysis.clone()
     };
     if let Some(path) = svg {
-        let doc = memplan_render::svg(&plan, &plan.profile(), 960, 720)?;
+        let doc = memplan_render::svg(plan, &plan_report.profile, 960, 720)?;
         std::fs::write(&path, doc).map_err(|e| format!("cannot write {path}: {e}"))?;
     }
-    let nested: Vec<_> = memplan::plan_nested(&graph, strategy, &common.opts)?
-        .into_iter()
-        .map(|n| {
-            let v = memplan::check::check(n.graph, &n.plan);
-            (n, v)
-        })
-        .collect();
-    let doc = report::plan_json(&graph, &plan, &violations, &nested);
+    let doc = report::plan_json(&graph, &plan_report, &nested);
     let text = || {
-        print!("{}", report::plan_text(&graph, &plan, &violations));
-        print!("{}", search_text(&analysis, &ordered, &plan, &common.opts));
+        print!(
+            "{}",
+            report::plan_text(&graph, plan, &plan_report.violations)
+        );
+        print!("{}", search_text(&analysis, &ordered, plan, &common.opts));
         print!("{}", report::nested_text(&graph, &nested));
     };
     match json.as_deref() {
@@ -349,13 +347,11 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
         }
         None => text(),
     }
-    Ok(
-        if violations.is_empty() && nested.iter().all(|(_, v)| v.is_empty()) {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        },
-    )
+    Ok(if plan_report.valid {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// What the searching strategies add to the report: proof, capacity, orders.

@@ -1,62 +1,64 @@
 //! What `plan` prints: a short text report and the plan as JSON.
 
-use memplan::check::Violation;
 use memplan::graph::FreeDim;
-use memplan::{Graph, Nested, Plan};
+use memplan::{Graph, Options, Plan, PlanReport, Strategy};
 use memplan_formats::format_size;
 use serde::Serialize;
 use std::fmt::Write;
 
+/// What `plan --json` writes: the plan report (see [`PlanReport`]; its `valid`
+/// covers the nested arenas too) with the file's notes, free dimensions and the
+/// reports of its op bodies.
 #[derive(Serialize)]
 pub struct PlanDoc<'a> {
     #[serde(flatten)]
-    plan: &'a Plan,
-    valid: bool,
-    violations: Vec<String>,
+    report: &'a PlanReport,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     notes: &'a [String],
     /// The free input dimensions and the values used.
     #[serde(skip_serializing_if = "<[FreeDim]>::is_empty")]
     free_dims: &'a [FreeDim],
     /// The nested arenas of op bodies, each checked.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    subgraphs: Vec<NestedDoc<'a>>,
+    #[serde(skip_serializing_if = "<[NestedReport]>::is_empty")]
+    subgraphs: &'a [NestedReport<'a>],
 }
 
+/// The report of one op body's arena, named by its path.
 #[derive(Serialize)]
-struct NestedDoc<'a> {
-    path: &'a str,
+pub struct NestedReport<'g> {
+    pub path: String,
+    #[serde(skip)]
+    pub graph: &'g Graph,
     #[serde(flatten)]
-    plan: &'a Plan,
-    valid: bool,
-    violations: Vec<String>,
+    pub report: PlanReport,
 }
 
-fn texts(violations: &[Violation]) -> Vec<String> {
-    violations.iter().map(|v| v.to_string()).collect()
+/// Every op body of `graph` planned with `strategy` and reported on.
+pub fn nested_reports<'g>(
+    graph: &'g Graph,
+    strategy: Strategy,
+    opts: &Options,
+) -> Result<Vec<NestedReport<'g>>, memplan::Error> {
+    Ok(memplan::plan_nested(graph, strategy, opts)?
+        .into_iter()
+        .map(|n| NestedReport {
+            report: PlanReport::new(n.graph, n.plan, None),
+            path: n.path,
+            graph: n.graph,
+        })
+        .collect())
 }
 
 pub fn plan_json<'a>(
     graph: &'a Graph,
-    plan: &'a Plan,
-    violations: &[Violation],
-    nested: &'a [(Nested<'a>, Vec<Violation>)],
+    report: &'a PlanReport,
+    nested: &'a [NestedReport<'a>],
 ) -> PlanDoc<'a> {
     PlanDoc {
-        plan,
-        valid: violations.is_empty() && nested.iter().all(|(_, v)| v.is_empty()),
-        violations: texts(violations),
+        report,
         notes: &graph.notes,
         free_dims: &graph.free_dims,
-        subgraphs: nested
-            .iter()
-            .map(|(n, v)| NestedDoc {
-                path: &n.path,
-                plan: &n.plan,
-                valid: v.is_empty(),
-                violations: texts(v),
-            })
-            .collect(),
+        subgraphs: nested,
     }
 }
 
@@ -77,7 +79,7 @@ pub fn free_dims_text(dims: &[FreeDim]) -> String {
 }
 
 /// One line per nested arena, and the importer's notes.
-pub fn nested_text(graph: &Graph, nested: &[(Nested, Vec<Violation>)]) -> String {
+pub fn nested_text(graph: &Graph, nested: &[NestedReport]) -> String {
     let mut s = String::new();
     if !nested.is_empty() {
         let _ = writeln!(
@@ -85,20 +87,20 @@ pub fn nested_text(graph: &Graph, nested: &[(Nested, Vec<Violation>)]) -> String
             "subgraphs    {} bodies, each a nested arena in use while its op runs (an If needs its larger branch)",
             nested.len()
         );
-        for (n, v) in nested {
-            let verdict = if v.is_empty() {
+        for n in nested {
+            let verdict = if n.report.valid {
                 "valid".to_string()
             } else {
-                format!("INVALID: {}", texts(v).join("; "))
+                format!("INVALID: {}", n.report.violations.join("; "))
             };
             let _ = writeln!(
                 s,
                 "  {}: {} tensors, {} ops, lower bound {}, peak {}, {verdict}",
                 n.path,
-                n.plan.tensors.len(),
+                n.report.plan.tensors.len(),
                 n.graph.ops.len(),
-                bytes(n.plan.lower_bound),
-                bytes(n.plan.peak_bytes)
+                bytes(n.report.plan.lower_bound),
+                bytes(n.report.plan.peak_bytes)
             );
         }
     }
@@ -120,7 +122,7 @@ fn bytes(b: u64) -> String {
     }
 }
 
-pub fn plan_text(graph: &Graph, plan: &Plan, violations: &[Violation]) -> String {
+pub fn plan_text(graph: &Graph, plan: &Plan, violations: &[String]) -> String {
     let mut s = String::new();
     let reduction = if plan.naive_bytes == 0 {
         0.0

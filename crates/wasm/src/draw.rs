@@ -4,26 +4,18 @@
 use super::{canvas_area, js_error, slot_index, to_js, view, with_raster};
 use crate::Thrown;
 use memplan::plan::Plan;
+use memplan::PlanReport;
 use memplan_formats::packed;
 use memplan_render::{self as render, Boxes, Raster, StepIndex};
-use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-/// A plan report as the worker writes it (see `Session::plan`), here with the
-/// tensors of its packed form put back.
-#[derive(Serialize, Deserialize)]
-struct Report {
-    plan: Plan,
-    valid: bool,
-    violations: Vec<String>,
-    profile: Vec<(u32, u64)>,
-    ratio: f64,
-    #[serde(default)]
-    capacity: Option<u64>,
+/// A plan report the worker made (see `Session::planPacked`), with the tensors
+/// of its packed form put back.
+struct Shown {
+    report: PlanReport,
     /// The packed head it came with: this report without its tensors, with
-    /// `placed` counting them.
-    #[serde(skip)]
+    /// `placed` counting them and the session's handle.
     head: String,
 }
 
@@ -49,7 +41,7 @@ pub fn palette_colour(k: u32) -> String {
 /// The plans on show: the main view's (slot 0) and the comparison's (slot 1).
 #[wasm_bindgen]
 pub struct Drawing {
-    reports: [Option<Report>; 2],
+    reports: [Option<Shown>; 2],
     /// Each report's tensors by first step, for zoomed redraws.
     indexes: [Option<StepIndex>; 2],
     /// Colour key per tensor id instead of the pool (e.g. the producer's op type).
@@ -81,18 +73,20 @@ impl Drawing {
     pub fn set_packed(&mut self, slot: u8, packed: &[u8]) -> Result<(), Thrown> {
         let slot = slot_index(Some(slot))?;
         let (head, tensors) = packed::unpack(packed).map_err(|e| Thrown::new(&e))?;
-        let mut report: Report = serde_json::from_str(head).map_err(js_error)?;
+        let mut report: PlanReport = serde_json::from_str(head).map_err(js_error)?;
         report.plan.tensors = tensors;
-        report.head = head.to_string();
         self.indexes[slot] = Some(self.index(&report.plan));
-        self.reports[slot] = Some(report);
+        self.reports[slot] = Some(Shown {
+            report,
+            head: head.to_string(),
+        });
         Ok(())
     }
 
     /// The report in `slot` without its tensors, with `placed` counting them, as
     /// JSON text: what the page's own code reads.
     pub fn summary(&self, slot: u8) -> Result<String, Thrown> {
-        Ok(report(&self.reports, Some(slot))?.head.clone())
+        Ok(shown(&self.reports, Some(slot))?.head.clone())
     }
 
     /// The tensor of the plan in `slot` whose box covers `step` and `bytes` of the
@@ -123,8 +117,8 @@ impl Drawing {
     pub fn set_colour_keys(&mut self, keys: Option<Vec<u32>>) {
         self.keys = keys;
         for slot in 0..2 {
-            if let Some(report) = &self.reports[slot] {
-                self.indexes[slot] = Some(self.index(&report.plan));
+            if let Some(shown) = &self.reports[slot] {
+                self.indexes[slot] = Some(self.index(&shown.report.plan));
             }
         }
     }
@@ -201,8 +195,19 @@ impl Drawing {
     }
 }
 
-fn report(reports: &[Option<Report>; 2], slot: Option<u8>) -> Result<&Report, Thrown> {
+fn shown(reports: &[Option<Shown>; 2], slot: Option<u8>) -> Result<&Shown, Thrown> {
     reports[slot_index(slot)?]
         .as_ref()
         .ok_or_else(|| Thrown::new("no plan yet: set a report first"))
+}
+
+fn report(reports: &[Option<Shown>; 2], slot: Option<u8>) -> Result<&PlanReport, Thrown> {
+    Ok(&shown(reports, slot)?.report)
+}
+
+impl Drawing {
+    /// The report in `slot`, for the Learn view.
+    pub(crate) fn report(&self, slot: u8) -> Result<&PlanReport, Thrown> {
+        report(&self.reports, Some(slot))
+    }
 }

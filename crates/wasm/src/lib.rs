@@ -17,7 +17,7 @@ mod tests;
 
 use canvas::Canvas;
 use memplan::pack::{Budget, Progress};
-use memplan::{analyse, check, Analysis, Graph, Options, PackOptions, Plan, Strategy};
+use memplan::{analyse, Analysis, Graph, Options, PackOptions, PlanReport, Strategy};
 use memplan_formats::{self as formats, format_size};
 use memplan_render::plotters::prelude::*;
 use memplan_render::{Raster, View, Window};
@@ -131,6 +131,9 @@ pub struct Session {
     root: Graph,
     bodies: Vec<(String, Graph)>,
     focus: Option<usize>,
+    /// The last reports made, by handle, oldest first.
+    reports: Vec<(u32, PlanReport)>,
+    next_handle: u32,
 }
 
 /// What the page sets when it reads a model: free dimensions by name
@@ -196,20 +199,20 @@ struct OpInfo<'a> {
     kind: &'a str,
 }
 
-/// A plan with its check and its live-bytes profile (over the plan's own order).
+/// A plan report as it leaves the worker: the report, the handle the session
+/// keeps it by (see [`Session::lesson`]) and, in a packed report's head, the
+/// number of tensors packed apart.
 #[derive(Serialize)]
-struct PlanReport<'a> {
-    plan: &'a Plan,
-    valid: bool,
-    violations: Vec<String>,
-    profile: Vec<(u32, u64)>,
-    ratio: f64,
-    /// The capacity the plan was asked to fit in, if any.
-    capacity: Option<u64>,
-    /// In a packed report's head: the number of tensors, packed apart.
+struct Head<'a> {
+    #[serde(flatten)]
+    report: &'a PlanReport,
+    handle: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     placed: Option<usize>,
 }
+
+/// How many reports a session keeps: the main view's and the comparison's.
+const KEPT_REPORTS: usize = 2;
 
 /// How the page asks for a plan; every field may be left out.
 #[derive(Default, Deserialize)]
@@ -304,6 +307,8 @@ impl Session {
         self.analysis = analysis;
         self.graph = graph;
         self.focus = focus;
+        // the kept reports are plans of the graph that was on show
+        self.reports.clear();
         Ok(())
     }
 
@@ -346,7 +351,8 @@ impl Session {
 
     /// Plans with the strategy named `strategy` and `options` (see
     /// [`PlanOptions`]; `undefined` for the defaults), checks the plan and returns
-    /// the report (plan, check, live-bytes profile, ratio, capacity) as JSON.
+    /// the report (see [`PlanReport`]) with its `handle` as JSON; the session
+    /// keeps its last two reports.
     /// `progress`, when given, is called with each better plan a search finds,
     /// `{phase, best_peak, lower_bound, work, elapsed_ms}`, at most every
     /// [`PROGRESS_EVERY_MS`].
@@ -356,9 +362,13 @@ impl Session {
         options: JsValue,
         progress: Option<js_sys::Function>,
     ) -> Result<String, Thrown> {
-        let (plan, capacity) = self.planned(strategy, options, progress)?;
-        let violations = self.violations(&plan);
-        to_json(&report(&plan, plan.profile(), capacity, violations, None))
+        let handle = self.planned(strategy, options, progress)?;
+        let report = self.kept(handle)?;
+        to_json(&Head {
+            report,
+            handle,
+            placed: None,
+        })
     }
 
     /// Like [`Session::plan`], the report packed for the page (see
@@ -371,39 +381,21 @@ impl Session {
         options: JsValue,
         progress: Option<js_sys::Function>,
     ) -> Result<Vec<u8>, Thrown> {
-        let (mut plan, capacity) = self.planned(strategy, options, progress)?;
-        let violations = self.violations(&plan);
-        // the profile needs the tensors, which the head leaves to the records
-        let profile = plan.profile();
-        let tensors = std::mem::take(&mut plan.tensors);
-        let head = to_json(&report(
-            &plan,
-            profile,
-            capacity,
-            violations,
-            Some(tensors.len()),
-        ))?;
-        Ok(formats::packed::pack(&head, &tensors))
-    }
-}
-
-/// The report of `plan`: its `violations`, its live-bytes `profile`, the ratio,
-/// `capacity` and, when its tensors are packed apart, how many were `placed`.
-fn report(
-    plan: &Plan,
-    profile: Vec<(u32, u64)>,
-    capacity: Option<u64>,
-    violations: Vec<String>,
-    placed: Option<usize>,
-) -> PlanReport<'_> {
-    PlanReport {
-        plan,
-        valid: violations.is_empty(),
-        violations,
-        profile,
-        ratio: plan.ratio(),
-        capacity,
-        placed,
+        let handle = self.planned(strategy, options, progress)?;
+        let (_, report) = self
+            .reports
+            .iter_mut()
+            .find(|(h, _)| *h == handle)
+            .ok_or_else(|| Thrown::new("the plan was not kept"))?;
+        // the head leaves the tensors to the records
+        let tensors = std::mem::take(&mut report.plan.tensors);
+        let head = to_json(&Head {
+            report,
+            handle,
+            placed: Some(tensors.len()),
+        });
+        report.plan.tensors = tensors;
+        Ok(formats::packed::pack(&head?, &report.plan.tensors))
     }
 }
 
@@ -466,17 +458,19 @@ impl Session {
             options,
             bodies: nested,
             focus: None,
+            reports: Vec::new(),
+            next_handle: 0,
         })
     }
 
-    /// The plan of `strategy` under `options` (see [`Session::plan`]) and the
-    /// capacity it was asked to fit in.
+    /// Plans with `strategy` under `options` (see [`Session::plan`]), keeps the
+    /// report and returns its handle.
     fn planned(
         &mut self,
         strategy: &str,
         options: JsValue,
         progress: Option<js_sys::Function>,
-    ) -> Result<(Plan, Option<u64>), Thrown> {
+    ) -> Result<u32, Thrown> {
         let strategy = Strategy::from_name(strategy).map_err(js_error)?;
         let options: PlanOptions = if options.is_undefined() || options.is_null() {
             PlanOptions::default()
@@ -506,23 +500,35 @@ impl Session {
             self.options = next;
         }
         let (budget_ms, wall_clock) = (options.budget_ms, options.wall_clock);
-        let plan = self.plan_within(strategy, budget_ms, wall_clock, progress)?;
-        Ok((plan, pack.capacity))
+        let report = self.report_within(strategy, budget_ms, wall_clock, progress)?;
+        self.next_handle = self.next_handle.wrapping_add(1);
+        if self.reports.len() == KEPT_REPORTS {
+            self.reports.remove(0);
+        }
+        self.reports.push((self.next_handle, report));
+        Ok(self.next_handle)
     }
 
-    /// What the checker finds wrong with `plan`, in words.
-    fn violations(&self, plan: &Plan) -> Vec<String> {
-        let found = check::check(&self.graph, plan);
-        found.iter().map(|v| v.to_string()).collect()
+    /// The report kept by `handle`.
+    fn kept(&self, handle: u32) -> Result<&PlanReport, Thrown> {
+        self.reports
+            .iter()
+            .find(|(h, _)| *h == handle)
+            .map(|(_, r)| r)
+            .ok_or_else(|| {
+                Thrown::new(&format!(
+                    "plan {handle} is no longer kept (a session keeps its last {KEPT_REPORTS}): plan again"
+                ))
+            })
     }
 
-    fn plan_within(
+    fn report_within(
         &self,
         strategy: Strategy,
         budget_ms: Option<f64>,
         wall_clock: Option<bool>,
         progress: Option<js_sys::Function>,
-    ) -> Result<Plan, Thrown> {
+    ) -> Result<PlanReport, Thrown> {
         let ms = budget_ms.unwrap_or(memplan::pack::DEFAULT_BUDGET_MS as f64);
         if !(0.0..=MAX_BUDGET_MS).contains(&ms) {
             return Err(Thrown::new(&format!(
@@ -548,9 +554,7 @@ impl Session {
         if progress.is_some() {
             budget = budget.with_progress(&mut tell);
         }
-        Ok(self
-            .analysis
-            .plan_within(&self.graph, strategy, &mut budget))
+        Ok(self.analysis.report(&self.graph, strategy, &mut budget))
     }
 }
 

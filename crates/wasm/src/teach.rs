@@ -3,27 +3,20 @@
 //! lesson and its plan and draws them at any moment (a stage and a position).
 
 use super::{canvas_area, js_error, to_js, to_json, view, with_raster, Session};
+use crate::draw::Drawing;
 use crate::Thrown;
-use memplan::plan::Plan;
 use memplan::teach::{self, Lesson, Moment, Stage};
+use memplan::PlanReport;
 use memplan_render::{self as render, Boxes, Raster};
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-/// The parts of a plan report (see `Session::plan`) a lesson needs.
-#[derive(Deserialize)]
-struct Report {
-    plan: Plan,
-    profile: Vec<(u32, u64)>,
-}
-
 #[wasm_bindgen]
 impl Session {
-    /// The lesson (JSON text) of the plan in `report`, a report this session made
-    /// with its current options; fails on graphs too large to walk through.
-    pub fn lesson(&self, report: &str) -> Result<String, Thrown> {
-        let report: Report = serde_json::from_str(report).map_err(js_error)?;
+    /// The lesson (JSON text) of the plan this session reported with `handle`
+    /// (see [`Session::plan`]); fails on graphs too large to walk through.
+    pub fn lesson(&self, handle: u32) -> Result<String, Thrown> {
+        let report = self.kept(handle)?;
         let lesson = teach::lesson(&self.graph, &self.analysis, &report.plan).map_err(js_error)?;
         to_json(&lesson)
     }
@@ -51,20 +44,26 @@ fn moment(stage: &str, index: u32) -> Result<Moment, Thrown> {
 #[wasm_bindgen]
 pub struct LessonDrawing {
     lesson: Lesson,
-    report: Report,
+    report: PlanReport,
     raster: Raster,
 }
 
 #[wasm_bindgen]
 impl LessonDrawing {
-    /// Keeps `lesson` and the plan `report` it walks (both JSON text from the worker).
+    /// Keeps `lesson` (JSON text from the worker) and the plan it walks, the one
+    /// `drawing` shows in `slot`.
     #[wasm_bindgen(constructor)]
-    pub fn new(lesson: &str, report: &str) -> Result<LessonDrawing, Thrown> {
+    pub fn new(lesson: &str, drawing: &Drawing, slot: u8) -> Result<LessonDrawing, Thrown> {
         Ok(LessonDrawing {
             lesson: serde_json::from_str(lesson).map_err(js_error)?,
-            report: serde_json::from_str(report).map_err(js_error)?,
+            report: drawing.report(slot)?.clone(),
             raster: Raster::new(),
         })
+    }
+
+    /// The plan walked, as an object (its tensors name the lesson's ids).
+    pub fn plan(&self) -> Result<JsValue, Thrown> {
+        to_js(&self.report.plan)
     }
 
     /// What the charts emphasise at the moment (`stage`, `index`), as an object.

@@ -48,12 +48,12 @@ fn the_seed_example_plans_at_its_bound() {
     for strategy in ["greedy-size", "best-fit", "search"] {
         let report = plan(&mut session, strategy, "{}");
         assert_eq!(report["valid"], true, "{strategy}");
-        assert_eq!(report["plan"]["peak_bytes"], 402_653_184u64, "{strategy}");
-        assert_eq!(report["plan"]["lower_bound"], 402_653_184u64);
+        assert_eq!(report["peak_bytes"], 402_653_184u64, "{strategy}");
+        assert_eq!(report["lower_bound"], 402_653_184u64);
         assert_eq!(report["capacity"], Value::Null);
     }
     let naive = plan(&mut session, "naive", r#"{"capacity": "400MiB"}"#);
-    assert_eq!(naive["plan"]["peak_bytes"], 939_524_096u64);
+    assert_eq!(naive["peak_bytes"], 939_524_096u64);
     assert_eq!(naive["capacity"], 419_430_400u64);
 }
 
@@ -70,12 +70,12 @@ fn the_profile_follows_the_order_reorder_took() {
     };
     let kahn = plan(&mut session, "greedy-size", "{}");
     assert_eq!(
-        (most(&kahn), kahn["plan"]["lower_bound"].as_u64()),
+        (most(&kahn), kahn["lower_bound"].as_u64()),
         (201, Some(201))
     );
     let reordered = plan(&mut session, "reorder", "{}");
-    assert_eq!(reordered["plan"]["order_kind"], "memory");
-    assert_eq!(reordered["plan"]["lower_bound"], 102);
+    assert_eq!(reordered["order_kind"], "memory");
+    assert_eq!(reordered["lower_bound"], 102);
     assert_eq!(most(&reordered), 102);
 }
 
@@ -84,7 +84,7 @@ fn alignment_reaches_every_offset() {
     let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
     let report = plan(&mut session, "first-fit", r#"{"align": "3MiB"}"#);
     assert_eq!(report["valid"], true);
-    for t in report["plan"]["tensors"].as_array().unwrap() {
+    for t in report["tensors"].as_array().unwrap() {
         assert_eq!(t["offset"].as_u64().unwrap() % (3 << 20), 0, "{t}");
     }
 }
@@ -109,7 +109,7 @@ fn a_search_reports_progress_through_the_callback() {
     assert!(calls.length() >= 1, "no progress reported");
     let first = calls.get(0);
     let peak = js_sys::Reflect::get(&first, &"best_peak".into()).unwrap();
-    assert!(peak.as_f64().unwrap() >= report["plan"]["peak_bytes"].as_f64().unwrap());
+    assert!(peak.as_f64().unwrap() >= report["peak_bytes"].as_f64().unwrap());
 }
 
 #[wasm_bindgen_test]
@@ -172,12 +172,23 @@ fn an_npu_case_solves_and_checks() {
 #[wasm_bindgen_test]
 fn a_lesson_walks_the_plan_on_show() {
     let mut session = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
-    let report = session
-        .plan("greedy-size", JsValue::UNDEFINED, None)
-        .unwrap();
-    let lesson: Value = serde_json::from_str(&session.lesson(&report).unwrap()).unwrap();
-    assert!(lesson.is_object());
-    assert!(session.lesson("{}").is_err());
+    let report = plan(&mut session, "greedy-size", "{}");
+    let handle = report["handle"].as_u64().unwrap() as u32;
+    let lesson: Value = serde_json::from_str(&session.lesson(handle).unwrap()).unwrap();
+    assert_eq!(lesson["lower_bound"], report["lower_bound"]);
+    // the session keeps its last two reports
+    let second = plan(&mut session, "best-fit", "{}");
+    assert!(session.lesson(handle).is_ok());
+    plan(&mut session, "naive", "{}");
+    assert!(message(session.lesson(handle).unwrap_err()).contains("no longer kept"));
+    assert!(session
+        .lesson(second["handle"].as_u64().unwrap() as u32)
+        .is_ok());
+    // a plan of another body is not walked through this one
+    session.focus(-1).unwrap();
+    assert!(session
+        .lesson(second["handle"].as_u64().unwrap() as u32)
+        .is_err());
 }
 
 /// The field `key` of JS object `value`, as JSON.
@@ -198,21 +209,23 @@ fn a_packed_report_draws_and_finds_tensors_by_id_and_under_a_point() {
         .unwrap();
     let mut drawing = super::draw::Drawing::new();
     drawing.set_packed(0, &packed).unwrap();
-    // the packed report is the JSON one, the summary it without the tensors
-    let exported: Value = serde_json::from_str(&drawing.json(Some(0)).unwrap()).unwrap();
+    // the packed report is the JSON one (less the session's handle), the summary
+    // it without the tensors
+    let mut exported: Value = serde_json::from_str(&drawing.json(Some(0)).unwrap()).unwrap();
+    exported["handle"] = report["handle"].clone();
     assert_eq!(exported, report);
     let summary: Value = serde_json::from_str(&drawing.summary(0).unwrap()).unwrap();
-    assert_eq!(summary["plan"]["peak_bytes"], report["plan"]["peak_bytes"]);
-    assert_eq!(summary["plan"]["tensors"], Value::Array(Vec::new()));
+    assert_eq!(summary["peak_bytes"], report["peak_bytes"]);
+    assert_eq!(summary["tensors"], Value::Array(Vec::new()));
     assert_eq!(
         summary["placed"],
-        report["plan"]["tensors"].as_array().unwrap().len()
+        report["tensors"].as_array().unwrap().len()
     );
     let cut = drawing
         .set_packed(1, &packed[..packed.len() - 1])
         .unwrap_err();
     assert!(message(cut).contains("ends early"));
-    let tensors = report["plan"]["tensors"].as_array().unwrap();
+    let tensors = report["tensors"].as_array().unwrap();
     assert!(!tensors.is_empty());
     for t in tensors {
         let id = t["id"].as_u64().unwrap() as u32;
