@@ -2,16 +2,21 @@
 //! measured with the canvas's own `measureText`. Plotters' default adds a span to the
 //! page per measure, which lays out the whole page each time: a chart with a few
 //! hundred names inside its boxes took hundreds of milliseconds to draw.
+//!
+//! Below the backend: the drawing areas the charts are drawn on, the raster put
+//! on a canvas in one call, and the view JS asks for.
 
+use crate::errors::{js_error, Thrown};
 use memplan_render::plotters::prelude::*;
 use memplan_render::plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
 };
+use memplan_render::{Raster, View, Window};
 use plotters_canvas::CanvasBackend;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use wasm_bindgen::{Clamped, JsCast, JsValue};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
 type Error = <CanvasBackend as DrawingBackend>::ErrorType;
 
@@ -152,4 +157,79 @@ impl DrawingBackend for Canvas {
             .or_else(|_| self.inner.estimate_text_size(text, style).map(|(w, _)| w))?;
         Ok((width, height))
     }
+}
+
+/// The zoom window JS passes (`{x0, x1, y0, y1}` fractions), or all of the chart.
+fn window(value: JsValue) -> Result<Window, Thrown> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Window::FULL);
+    }
+    let window: Window = serde_wasm_bindgen::from_value(value).map_err(js_error)?;
+    Ok(window.clamped())
+}
+
+/// How to draw: `scale` device pixels per CSS pixel, `highlight`, `window`.
+pub(crate) fn view(scale: f64, highlight: Option<u64>, win: JsValue) -> Result<View, Thrown> {
+    Ok(View {
+        scale,
+        highlight,
+        window: window(win)?,
+    })
+}
+
+/// A white drawing area over the whole of `canvas`.
+pub(crate) fn canvas_area(
+    canvas: HtmlCanvasElement,
+) -> Result<DrawingArea<Canvas, memplan_render::plotters::coord::Shift>, Thrown> {
+    let root = bare_area(canvas)?;
+    root.fill(&WHITE).map_err(js_error)?;
+    Ok(root)
+}
+
+/// A drawing area over the whole of `canvas`, left as it is.
+pub(crate) fn bare_area(
+    canvas: HtmlCanvasElement,
+) -> Result<DrawingArea<Canvas, memplan_render::plotters::coord::Shift>, Thrown> {
+    let backend =
+        Canvas::new(canvas).ok_or_else(|| Thrown::new("the canvas has no 2d drawing context"))?;
+    Ok(backend.into_drawing_area())
+}
+
+/// Draws on `canvas` with `draw`, which paints a chart's boxes into `raster` (sized to
+/// the canvas and cleared to white first) and has it put on the canvas in one
+/// `putImageData` before drawing the rest over it.
+pub(crate) fn with_raster<T, E: std::fmt::Display>(
+    canvas: HtmlCanvasElement,
+    raster: &mut Raster,
+    draw: impl FnOnce(
+        &DrawingArea<Canvas, memplan_render::plotters::coord::Shift>,
+        &mut Raster,
+        &mut dyn FnMut(&Raster),
+    ) -> Result<T, E>,
+) -> Result<T, Thrown> {
+    raster.reset((canvas.width(), canvas.height()), WHITE);
+    let backend =
+        Canvas::new(canvas).ok_or_else(|| Thrown::new("the canvas has no 2d drawing context"))?;
+    let context = backend.context().clone();
+    let root = backend.into_drawing_area();
+    let mut failed = None;
+    let mut put = |raster: &Raster| {
+        let image = ImageData::new_with_u8_clamped_array_and_sh(
+            Clamped(raster.bytes()),
+            raster.width(),
+            raster.height(),
+        );
+        let done = image.and_then(|image| context.put_image_data(&image, 0.0, 0.0));
+        if let Err(e) = done {
+            failed = Some(e);
+        }
+    };
+    let out = draw(&root, raster, &mut put).map_err(|e| Thrown::new(&e.to_string()))?;
+    if let Some(e) = failed {
+        return Err(Thrown::new(&format!(
+            "could not put the chart's pixels: {e:?}"
+        )));
+    }
+    root.present().map_err(js_error)?;
+    Ok(out)
 }

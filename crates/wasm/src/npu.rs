@@ -4,7 +4,7 @@
 
 use super::{js_error, to_js, to_json};
 use crate::Thrown;
-use memplan::npu::case::{default_levels, Case, Node};
+use memplan::npu::case::{default_levels, BufferId, Case, Node};
 use memplan::npu::checked::{self, solve_checked};
 use memplan::npu::export::{view as npu_view, View as NpuView};
 use memplan::npu::problem::Problem;
@@ -111,7 +111,7 @@ impl NpuSession {
             .map(|(k, l)| LevelInfo {
                 name: &l.name,
                 capacity: l.capacity,
-                buffers: c.buffers.iter().filter(|b| b.level == k).count(),
+                buffers: c.buffers.iter().filter(|b| b.level.index() == k).count(),
             })
             .collect();
         to_json(&CaseInfo {
@@ -212,16 +212,16 @@ impl NpuSession {
 /// Per schedule position of `solution`: the ids of the buffers its node touches.
 fn node_bufs(case: &Case, solution: &Solution) -> Vec<Vec<u64>> {
     let n = case.nodes.len();
-    let id = |b: u32| case.buffers[b as usize].id;
+    let id = |b: BufferId| case.buffer(b).buf_id;
     let plan = &solution.plan;
     plan.schedule
         .iter()
-        .map(|&node| match case.nodes.get(node as usize) {
+        .map(|&node| match case.nodes.get(node.index()) {
             Some(Node::Alloc(b) | Node::Free(b)) => vec![id(*b)],
             Some(Node::Op(op)) => op.bufs.iter().map(|&b| id(b)).collect(),
             None => plan
                 .spills
-                .get((node as usize - n) / 2)
+                .get((node.index() - n) / 2)
                 .map(|s| vec![id(s.buffer)])
                 .unwrap_or_default(),
         })

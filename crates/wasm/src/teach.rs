@@ -1,26 +1,15 @@
-//! The teaching view's side of the wasm layer. In the worker, [`Session::lesson`]
-//! walks a plan report the session made; on the page, a [`LessonDrawing`] keeps a
-//! lesson and its plan and draws them at any moment (a stage and a position).
+//! The teaching view's side of the page: a [`LessonDrawing`] keeps a lesson (made
+//! in the worker by `Session::lesson`) and its plan and draws them at any moment
+//! (a stage and a position).
 
-use super::{canvas_area, js_error, to_js, to_json, view, with_raster, Session};
+use super::{canvas_area, js_error, to_js, view, with_raster};
 use crate::draw::Drawing;
 use crate::Thrown;
-use memplan::teach::{self, Lesson, Moment, Stage};
+use memplan::teach::{Lesson, Moment, Stage};
 use memplan::PlanReport;
 use memplan_render::{self as render, Boxes, Raster};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
-
-#[wasm_bindgen]
-impl Session {
-    /// The lesson (JSON text) of the plan this session reported with `handle`
-    /// (see [`Session::plan`]); fails on graphs too large to walk through.
-    pub fn lesson(&self, handle: u32) -> Result<String, Thrown> {
-        let report = self.kept(handle)?;
-        let lesson = teach::lesson(&self.graph, &self.analysis, &report.plan).map_err(js_error)?;
-        to_json(&lesson)
-    }
-}
 
 /// A moment named by JS: stage `live`, `colour` or `pack`, and a position.
 fn moment(stage: &str, index: u32) -> Result<Moment, Thrown> {
