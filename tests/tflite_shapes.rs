@@ -17,6 +17,15 @@ fn read(
     shapes: &[(&str, &[u64])],
     dims: &[(&str, u64)],
 ) -> Result<Graph, memplan::Error> {
+    read_bytes(&m.bytes(), shapes, dims)
+}
+
+/// Reads `data` with input `shapes` and free `dims`.
+fn read_bytes(
+    data: &[u8],
+    shapes: &[(&str, &[u64])],
+    dims: &[(&str, u64)],
+) -> Result<Graph, memplan::Error> {
     let opts = ReadOptions {
         input_shapes: shapes
             .iter()
@@ -25,7 +34,12 @@ fn read(
         dims: dims.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
         ..ReadOptions::default()
     };
-    formats::read_with(&m.bytes(), None, "m", &opts)
+    formats::read_with(data, None, "m", &opts)
+}
+
+/// The error of reading `m` with input `shapes` and free `dims`.
+fn read_err(m: &Model, shapes: &[(&str, &[u64])], dims: &[(&str, u64)]) -> String {
+    read(m, shapes, dims).unwrap_err().to_string()
 }
 
 fn size(g: &Graph, name: &str) -> u64 {
@@ -77,7 +91,7 @@ fn follows(m: &Model, new: &[u64], want: &[(&[u64], &[u64])]) {
 
 /// The error of reading `m` with `x` of shape `new`.
 fn fails(m: &Model, new: &[u64]) -> String {
-    read(m, &[("x", new)], &[]).unwrap_err().to_string()
+    read_err(m, &[("x", new)], &[])
 }
 
 fn conv_options(padding: i8, stride: i32, dilation: i32) -> Table {
@@ -145,12 +159,10 @@ fn pools_follow_their_window() {
     }
 }
 
-/// `TRANSPOSE_CONV` with its output shape computed in the graph: SHAPE(x)[0]
-/// packed with constants, so the batch follows the input.
-fn computed_transpose_conv() -> Model {
-    let mut m = Model::new();
-    let x = m.tensor(0, "x", &[1, 4, 4, 4]);
-    let shape = m.typed(0, "shape", &[4], tfl::INT32);
+/// `batch = STRIDED_SLICE(SHAPE(x), [0], [1], [1])`, the first axis shrunk: the
+/// batch of `x` (of `rank` axes) as an int32 scalar computed in the graph.
+fn batch_of(m: &mut Model, x: i32, rank: i32) -> i32 {
+    let shape = m.typed(0, "shape", &[rank], tfl::INT32);
     m.op(0, tfl::SHAPE, &[x], &[shape], None);
     let (b, e, s) = (
         m.ints(0, "b", &[0]),
@@ -166,6 +178,15 @@ fn computed_transpose_conv() -> Model {
         &[batch],
         Some((tfl::STRIDED_SLICE_OPTIONS, shrink)),
     );
+    batch
+}
+
+/// `TRANSPOSE_CONV` with its output shape computed in the graph: SHAPE(x)[0]
+/// packed with constants, so the batch follows the input.
+fn computed_transpose_conv() -> Model {
+    let mut m = Model::new();
+    let x = m.tensor(0, "x", &[1, 4, 4, 4]);
+    let batch = batch_of(&mut m, x, 4);
     let (h, w, c) = (
         m.scalar(0, "h", 8),
         m.scalar(0, "w", 8),
@@ -355,21 +376,7 @@ fn reshape_from_options_or_a_constant_with_one_stretch() {
 fn reshape_follows_a_shape_computed_in_the_graph() {
     let mut m = Model::new();
     let x = m.tensor(0, "x", &[2, 4, 5]);
-    let shape = m.typed(0, "shape", &[3], tfl::INT32);
-    m.op(0, tfl::SHAPE, &[x], &[shape], None);
-    let (b, e, s) = (
-        m.ints(0, "b", &[0]),
-        m.ints(0, "e", &[1]),
-        m.ints(0, "s", &[1]),
-    );
-    let batch = m.typed(0, "batch", &[], tfl::INT32);
-    m.op(
-        0,
-        tfl::STRIDED_SLICE,
-        &[shape, b, e, s],
-        &[batch],
-        Some((tfl::STRIDED_SLICE_OPTIONS, Table::new().i32(4, 1))),
-    );
+    let batch = batch_of(&mut m, x, 3);
     let rest = m.scalar(0, "rest", -1);
     let target = m.typed(0, "target", &[2], tfl::INT32);
     m.op(
@@ -646,7 +653,7 @@ fn an_op_without_a_rule_is_an_error_only_when_a_change_reaches_it() {
     m.io(0, &[x, side], &[z, idx]);
     // as stored, nothing needs a rule; a new `side` reaches only operator 1
     assert!(read(&m, &[], &[]).is_ok());
-    let e = read(&m, &[("side", &[5])], &[]).unwrap_err().to_string();
+    let e = read_err(&m, &[("side", &[5])], &[]);
     assert!(
         e.contains("operator 1 (WHERE)") && e.contains("no shape rule") && e.contains("`side`"),
         "{e}"
@@ -703,19 +710,15 @@ fn shape_signature_gives_free_dimensions() {
 #[test]
 fn unknown_names_list_what_the_model_has() {
     let m = dynamic_model(1);
-    let e = read(&m, &[], &[("x:1", 2)]).unwrap_err().to_string();
+    let e = read_err(&m, &[], &[("x:1", 2)]);
     assert!(e.contains("`x:1`") && e.contains("it has: x:0"), "{e}");
-    let e = read(&m, &[("input", &[2, 4])], &[])
-        .unwrap_err()
-        .to_string();
+    let e = read_err(&m, &[("input", &[2, 4])], &[]);
     assert!(e.contains("`input`") && e.contains("inputs: x"), "{e}");
-    let e = read(
+    let e = read_err(
         &model(tfl::RELU, &[2], &[&[2]], None, |_| vec![]),
         &[],
         &[("x:0", 2)],
-    )
-    .unwrap_err()
-    .to_string();
+    );
     assert!(e.contains("no free dimensions"), "{e}");
 }
 
@@ -727,14 +730,7 @@ fn corpus_model(file: &str) -> Option<Vec<u8>> {
 }
 
 fn read_data(data: &[u8], shapes: &[(&str, &[u64])]) -> Result<Graph, memplan::Error> {
-    let opts = ReadOptions {
-        input_shapes: shapes
-            .iter()
-            .map(|(n, d)| (n.to_string(), d.to_vec()))
-            .collect(),
-        ..ReadOptions::default()
-    };
-    formats::read_with(data, None, "m", &opts)
+    read_bytes(data, shapes, &[])
 }
 
 /// Every tensor of these models carries the batch: doubling it doubles every
@@ -850,11 +846,17 @@ fn if_model(then: i32, other: i32) -> Model {
     m
 }
 
-#[test]
-fn if_branches_are_nested_arenas_that_follow_the_input() {
+/// [`if_model`] with its branches: subgraphs `then` (1) and `else` (2).
+fn branched_if() -> Model {
     let mut m = if_model(1, 2);
     relu_body(&mut m, "then", &[2, 3]);
     relu_body(&mut m, "else", &[2, 3]);
+    m
+}
+
+#[test]
+fn if_branches_are_nested_arenas_that_follow_the_input() {
+    let m = branched_if();
     let g = read(&m, &[], &[]).unwrap();
     let subs: Vec<(&str, &str, &str)> = g
         .subgraphs
@@ -1017,12 +1019,30 @@ fn a_loop_body_that_changes_shapes_is_an_error_when_reached() {
     );
 }
 
+/// Adds subgraph `s{s}`: `b{s} = IF(c{s}, a{s})` of shape `dims` calling the
+/// subgraphs `calls` (then, else), or `RELU(a{s})` when `None`; its index.
+fn link(m: &mut Model, s: i32, dims: &[i32], calls: Option<(i32, i32)>) -> usize {
+    let k = m.subgraph(&format!("s{s}"));
+    let cond = m.typed(k, &format!("c{s}"), &[], tfl::BOOL);
+    let a = m.tensor(k, &format!("a{s}"), dims);
+    let b = m.tensor(k, &format!("b{s}"), dims);
+    match calls {
+        Some((then, other)) => {
+            let opts = Table::new().i32(0, then).i32(1, other);
+            m.op(k, tfl::IF, &[cond, a], &[b], Some((tfl::IF_OPTIONS, opts)));
+        }
+        None => m.op(k, tfl::RELU, &[a], &[b], None),
+    }
+    m.io(k, &[a], &[b]);
+    k
+}
+
 #[test]
 fn subgraphs_that_call_themselves_are_errors() {
     // subgraph 0 calls itself
     let mut m = if_model(0, 0);
     relu_body(&mut m, "unused", &[2, 3]);
-    let e = read(&m, &[], &[]).unwrap_err().to_string();
+    let e = read_err(&m, &[], &[]);
     assert!(
         e.contains("subgraph 0 calls itself (subgraph 0 -> 0)"),
         "{e}"
@@ -1030,19 +1050,12 @@ fn subgraphs_that_call_themselves_are_errors() {
     // 1 -> 2 -> 1
     let mut m = if_model(1, 1);
     for (s, next) in [(1, 2), (2, 1)] {
-        let k = m.subgraph(&format!("s{s}"));
-        assert_eq!(k, s);
-        let cond = m.typed(k, &format!("c{s}"), &[], tfl::BOOL);
-        let a = m.tensor(k, &format!("a{s}"), &[2, 3]);
-        let b = m.tensor(k, &format!("b{s}"), &[2, 3]);
-        let opts = Table::new().i32(0, next).i32(1, next);
-        m.op(k, tfl::IF, &[cond, a], &[b], Some((tfl::IF_OPTIONS, opts)));
-        m.io(k, &[a], &[b]);
+        assert_eq!(link(&mut m, s, &[2, 3], Some((next, next))), s as usize);
     }
-    let e = read(&m, &[], &[]).unwrap_err().to_string();
+    let e = read_err(&m, &[], &[]);
     assert!(e.contains("calls itself (subgraph 1 -> 2 -> 1)"), "{e}");
     // a subgraph that does not exist
-    let e = read(&if_model(1, 7), &[], &[]).unwrap_err().to_string();
+    let e = read_err(&if_model(1, 7), &[], &[]);
     assert!(
         e.contains("subgraph 1 does not exist") || e.contains("does not exist"),
         "{e}"
@@ -1055,20 +1068,10 @@ fn subgraphs_that_call_themselves_are_errors() {
 fn subgraphs_called_many_times_over_cannot_make_the_reader_slow() {
     let mut m = if_model(1, 1);
     for s in 1..=20 {
-        let k = m.subgraph(&format!("s{s}"));
-        let cond = m.typed(k, &format!("c{s}"), &[], tfl::BOOL);
-        let a = m.tensor(k, &format!("a{s}"), &[2]);
-        let b = m.tensor(k, &format!("b{s}"), &[2]);
-        if s < 20 {
-            let opts = Table::new().i32(0, s + 1).i32(1, s + 1);
-            m.op(k, tfl::IF, &[cond, a], &[b], Some((tfl::IF_OPTIONS, opts)));
-        } else {
-            m.op(k, tfl::RELU, &[a], &[b], None);
-        }
-        m.io(k, &[a], &[b]);
+        link(&mut m, s, &[2], (s < 20).then_some((s + 1, s + 1)));
     }
     let started = std::time::Instant::now();
-    let e = read(&m, &[], &[]).unwrap_err().to_string();
+    let e = read_err(&m, &[], &[]);
     assert!(e.contains("share more data"), "{e}");
     assert!(started.elapsed().as_secs() < 2, "{:?}", started.elapsed());
 }
@@ -1113,9 +1116,7 @@ fn survives(data: &[u8], shapes: &[(&str, &[u64])], what: &str) {
 /// panics.
 #[test]
 fn corrupt_models_with_new_shapes_give_errors_not_panics() {
-    let mut ifs = if_model(1, 2);
-    relu_body(&mut ifs, "then", &[2, 3]);
-    relu_body(&mut ifs, "else", &[2, 3]);
+    let ifs = branched_if();
     let models: Vec<(&str, Vec<u8>, Vec<u64>)> = vec![
         (
             "transpose_conv",
@@ -1168,18 +1169,8 @@ fn corrupt_corpus_models_with_a_new_batch_give_errors_not_panics() {
 fn subgraph_calls_nest_at_most_24_deep() {
     let mut m = if_model(1, 1);
     for s in 1..=30 {
-        let k = m.subgraph(&format!("s{s}"));
-        let cond = m.typed(k, &format!("c{s}"), &[], tfl::BOOL);
-        let a = m.tensor(k, &format!("a{s}"), &[2]);
-        let b = m.tensor(k, &format!("b{s}"), &[2]);
-        let opts = Table::new().i32(0, s + 1).i32(1, 0);
-        if s < 30 {
-            m.op(k, tfl::IF, &[cond, a], &[b], Some((tfl::IF_OPTIONS, opts)));
-        } else {
-            m.op(k, tfl::RELU, &[a], &[b], None);
-        }
-        m.io(k, &[a], &[b]);
+        link(&mut m, s, &[2], (s < 30).then_some((s + 1, 0)));
     }
-    let e = read(&m, &[], &[]).unwrap_err().to_string();
+    let e = read_err(&m, &[], &[]);
     assert!(e.contains("nest more than 24 deep"), "{e}");
 }

@@ -404,50 +404,16 @@ fn relative_position_bias(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::*;
     use super::*;
     use crate::onnx::dtype::FLOAT16;
-    use crate::onnx::proto::{Attribute, Node};
     use crate::onnx::shape::{Data, Info};
-
-    fn node(op: &str, attrs: Vec<Attribute>, outputs: usize) -> Node {
-        Node {
-            op_type: op.into(),
-            outputs: (0..outputs).map(|i| format!("y{i}")).collect(),
-            attributes: attrs,
-            ..Node::default()
-        }
-    }
-
-    fn int(name: &str, i: i64) -> Attribute {
-        Attribute {
-            name: name.into(),
-            i: Some(i),
-            ..Attribute::default()
-        }
-    }
-
-    fn run(
-        f: fn(&Ctx) -> Result<Out, String>,
-        n: &Node,
-        inputs: &[Option<Info>],
-    ) -> Result<Out, String> {
-        let refs: Vec<Option<&Info>> = inputs.iter().map(Option::as_ref).collect();
-        f(&Ctx {
-            node: n,
-            inputs: &refs,
-            opset: 1,
-        })
-    }
-
-    fn t(shape: &[i64]) -> Option<Info> {
-        Some(Info::new(FLOAT, shape.to_vec()))
-    }
 
     #[test]
     fn attention_output_and_present() {
         let n = node("Attention", vec![int("num_heads", 12)], 2);
         let ins = [t(&[2, 128, 768]), t(&[768, 2304]), t(&[2304])];
-        let out = run(|c| attention(c, 4), &n, &ins).unwrap();
+        let out = run(|c| attention(c, 4), &n, 1, &ins).unwrap();
         assert_eq!(out[0].1, vec![2, 128, 768]);
         assert_eq!(out[1].1, vec![2, 2, 12, 128, 64]);
         let ins = [
@@ -458,7 +424,7 @@ mod tests {
             t(&[2, 2, 12, 9, 64]),
         ];
         assert_eq!(
-            run(|c| attention(c, 4), &n, &ins).unwrap()[1].1,
+            run(|c| attention(c, 4), &n, 1, &ins).unwrap()[1].1,
             vec![2, 2, 12, 10, 64]
         );
     }
@@ -472,20 +438,20 @@ mod tests {
         );
         // packed QKV: (8 + 2 * 2) * 16 = 192
         let mut ins = vec![t(&[1, 5, 192]), None, None, None, None, t(&[1]), None];
-        let out = run(group_query_attention, &n, &ins).unwrap();
+        let out = run(group_query_attention, &n, 1, &ins).unwrap();
         assert_eq!(out[0].1, vec![1, 5, 128]);
         assert_eq!(out[1].1, vec![1, 2, 5, 16]);
         ins[3] = t(&[1, 2, 7, 16]);
         ins[4] = t(&[1, 2, 7, 16]);
         assert_eq!(
-            run(group_query_attention, &n, &ins).unwrap()[2].1,
+            run(group_query_attention, &n, 1, &ins).unwrap()[2].1,
             vec![1, 2, 12, 16]
         );
         let mut total = Info::new(INT32, vec![]);
         total.data = Some(Data::Int(vec![64]));
         ins[6] = Some(total);
         assert_eq!(
-            run(group_query_attention, &n, &ins).unwrap()[1].1,
+            run(group_query_attention, &n, 1, &ins).unwrap()[1].1,
             vec![1, 2, 64, 16]
         );
     }
@@ -493,11 +459,11 @@ mod tests {
     #[test]
     fn fused_matmul_transposes_batches() {
         let n = node("FusedMatMul", vec![int("transB", 1)], 1);
-        let out = run(fused_matmul, &n, &[t(&[2, 3, 4]), t(&[2, 5, 4])]).unwrap();
+        let out = run(fused_matmul, &n, 1, &[t(&[2, 3, 4]), t(&[2, 5, 4])]).unwrap();
         assert_eq!(out[0].1, vec![2, 3, 5]);
         // transBatchA: [M, batch, K] reads as [batch, M, K]
         let n = node("FusedMatMul", vec![int("transBatchA", 1)], 1);
-        let out = run(fused_matmul, &n, &[t(&[3, 2, 4]), t(&[2, 4, 5])]).unwrap();
+        let out = run(fused_matmul, &n, 1, &[t(&[3, 2, 4]), t(&[2, 4, 5])]).unwrap();
         assert_eq!(out[0].1, vec![2, 3, 5]);
     }
 
@@ -505,15 +471,15 @@ mod tests {
     fn normalisations_and_embeddings() {
         let n = node("SkipLayerNormalization", vec![], 4);
         let x = Some(Info::new(FLOAT16, vec![1, 8, 32]));
-        let out = run(skip_layer_norm, &n, &[x.clone(), x.clone(), t(&[32])]).unwrap();
+        let out = run(skip_layer_norm, &n, 1, &[x.clone(), x.clone(), t(&[32])]).unwrap();
         assert_eq!(out[1], (FLOAT, vec![1, 8, 1]));
         assert_eq!(out[3], (FLOAT16, vec![1, 8, 32]));
         let n = node("EmbedLayerNormalization", vec![], 2);
         let ids = Some(Info::new(INT32, vec![2, 16]));
-        let out = run(embed_layer_norm, &n, &[ids.clone(), ids, t(&[100, 32])]).unwrap();
+        let out = run(embed_layer_norm, &n, 1, &[ids.clone(), ids, t(&[100, 32])]).unwrap();
         assert_eq!(out, vec![(FLOAT, vec![2, 16, 32]), (INT32, vec![2])]);
         let n = node("NhwcConv", vec![], 1);
-        let out = run(nhwc_conv, &n, &[t(&[1, 10, 10, 3]), t(&[8, 3, 3, 3])]).unwrap();
+        let out = run(nhwc_conv, &n, 1, &[t(&[1, 10, 10, 3]), t(&[8, 3, 3, 3])]).unwrap();
         assert_eq!(out[0].1, vec![1, 8, 8, 8]);
     }
 }

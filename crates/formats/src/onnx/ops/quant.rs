@@ -309,101 +309,69 @@ fn matmul_fpq4(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::*;
     use super::*;
     use crate::onnx::dtype::INT8;
-    use crate::onnx::proto::{Attribute, Node};
-    use crate::onnx::shape::Info;
-
-    fn node(op: &str, attrs: Vec<Attribute>) -> Node {
-        Node {
-            op_type: op.into(),
-            outputs: vec!["y".into()],
-            attributes: attrs,
-            ..Node::default()
-        }
-    }
-
-    fn ints(name: &str, v: &[i64]) -> Attribute {
-        Attribute {
-            name: name.into(),
-            ints: v.to_vec(),
-            ..Attribute::default()
-        }
-    }
-
-    fn int(name: &str, i: i64) -> Attribute {
-        Attribute {
-            name: name.into(),
-            i: Some(i),
-            ..Attribute::default()
-        }
-    }
-
-    fn run(
-        f: fn(&Ctx) -> Result<Out, String>,
-        n: &Node,
-        inputs: &[Option<Info>],
-    ) -> Result<Out, String> {
-        let refs: Vec<Option<&Info>> = inputs.iter().map(Option::as_ref).collect();
-        f(&Ctx {
-            node: n,
-            inputs: &refs,
-            opset: 21,
-        })
-    }
-
-    fn t(dtype: i32, shape: &[i64]) -> Option<Info> {
-        Some(Info::new(dtype, shape.to_vec()))
-    }
 
     #[test]
     fn qlinear_conv_reads_the_weight_at_input_3() {
         let n = node(
             "QLinearConv",
             vec![ints("pads", &[1, 1, 1, 1]), ints("strides", &[2, 2])],
+            1,
         );
-        let s = t(FLOAT, &[]);
+        let s = typed(FLOAT, &[]);
         let ins = [
-            t(UINT8, &[1, 3, 224, 224]),
+            typed(UINT8, &[1, 3, 224, 224]),
             s.clone(),
-            t(UINT8, &[]),
-            t(INT8, &[16, 3, 3, 3]),
+            typed(UINT8, &[]),
+            typed(INT8, &[16, 3, 3, 3]),
             s.clone(),
-            t(INT8, &[]),
+            typed(INT8, &[]),
             s,
-            t(INT8, &[]),
+            typed(INT8, &[]),
         ];
         assert_eq!(
-            run(qlinear_conv, &n, &ins).unwrap(),
+            run(qlinear_conv, &n, 21, &ins).unwrap(),
             vec![(INT8, vec![1, 16, 112, 112])]
         );
         // channels last: NHWC in and out, the weight unchanged
-        let n = node("QLinearConv", vec![int("channels_last", 1)]);
+        let n = node("QLinearConv", vec![int("channels_last", 1)], 1);
         let mut ins = ins;
-        ins[0] = t(UINT8, &[1, 8, 8, 3]);
-        assert_eq!(run(qlinear_conv, &n, &ins).unwrap()[0].1, vec![1, 6, 6, 16]);
+        ins[0] = typed(UINT8, &[1, 8, 8, 3]);
+        assert_eq!(
+            run(qlinear_conv, &n, 21, &ins).unwrap()[0].1,
+            vec![1, 6, 6, 16]
+        );
     }
 
     #[test]
     fn quantize_types_follow_the_zero_point() {
-        let n = node("QuantizeLinear", vec![]);
-        let x = t(FLOAT, &[2, 3]);
+        let n = node("QuantizeLinear", vec![], 1);
+        let x = typed(FLOAT, &[2, 3]);
         assert_eq!(
-            run(quantize, &n, &[x.clone(), t(FLOAT, &[])]).unwrap()[0].0,
+            run(quantize, &n, 21, &[x.clone(), typed(FLOAT, &[])]).unwrap()[0].0,
             UINT8
         );
         assert_eq!(
-            run(quantize, &n, &[x.clone(), t(FLOAT, &[]), t(INT8, &[])]).unwrap()[0].0,
+            run(
+                quantize,
+                &n,
+                21,
+                &[x.clone(), typed(FLOAT, &[]), typed(INT8, &[])]
+            )
+            .unwrap()[0]
+                .0,
             INT8
         );
-        let n = node("QuantizeLinear", vec![int("output_dtype", 22)]);
+        let n = node("QuantizeLinear", vec![int("output_dtype", 22)], 1);
         assert_eq!(
-            run(quantize, &n, &[x.clone(), t(FLOAT, &[])]).unwrap()[0].0,
+            run(quantize, &n, 21, &[x.clone(), typed(FLOAT, &[])]).unwrap()[0].0,
             22
         );
-        let n = node("DequantizeLinear", vec![]);
+        let n = node("DequantizeLinear", vec![], 1);
         assert_eq!(
-            run(dequantize, &n, &[t(INT8, &[4]), t(10, &[])]).unwrap()[0],
+            run(dequantize, &n, 21, &[typed(INT8, &[4]), typed(10, &[])]).unwrap()[0],
             (10, vec![4])
         );
     }
@@ -411,41 +379,45 @@ mod tests {
     #[test]
     fn microsoft_quantized_ops() {
         // QLinearConcat: scale, zero point, then triples
-        let n = node("QLinearConcat", vec![int("axis", 1)]);
-        let (s, z) = (t(FLOAT, &[]), t(UINT8, &[]));
+        let n = node("QLinearConcat", vec![int("axis", 1)], 1);
+        let (s, z) = (typed(FLOAT, &[]), typed(UINT8, &[]));
         let ins = [
             s.clone(),
             z.clone(),
-            t(UINT8, &[1, 2, 4]),
+            typed(UINT8, &[1, 2, 4]),
             s.clone(),
             z.clone(),
-            t(UINT8, &[1, 3, 4]),
+            typed(UINT8, &[1, 3, 4]),
             s,
             z,
         ];
         assert_eq!(
-            run(qlinear_concat, &n, &ins).unwrap(),
+            run(qlinear_concat, &n, 21, &ins).unwrap(),
             vec![(UINT8, vec![1, 5, 4])]
         );
         // QGemm: float without y_scale / y_zero_point
-        let n = node("QGemm", vec![int("transB", 1)]);
-        let ins = [t(UINT8, &[1, 64]), None, None, t(INT8, &[10, 64])];
-        assert_eq!(run(qgemm, &n, &ins).unwrap(), vec![(FLOAT, vec![1, 10])]);
-        // global pool, channels last
-        let n = node("QLinearGlobalAveragePool", vec![int("channels_last", 1)]);
+        let n = node("QGemm", vec![int("transB", 1)], 1);
+        let ins = [typed(UINT8, &[1, 64]), None, None, typed(INT8, &[10, 64])];
         assert_eq!(
-            run(qlinear_global_pool, &n, &[t(UINT8, &[1, 7, 7, 32])]).unwrap()[0].1,
+            run(qgemm, &n, 21, &ins).unwrap(),
+            vec![(FLOAT, vec![1, 10])]
+        );
+        // global pool, channels last
+        let n = node("QLinearGlobalAveragePool", vec![int("channels_last", 1)], 1);
+        assert_eq!(
+            run(qlinear_global_pool, &n, 21, &[typed(UINT8, &[1, 7, 7, 32])]).unwrap()[0].1,
             vec![1, 1, 1, 32]
         );
-        let n = node("MatMulNBits", vec![int("K", 64), int("N", 96)]);
+        let n = node("MatMulNBits", vec![int("K", 64), int("N", 96)], 1);
         assert_eq!(
-            run(matmul_nbits, &n, &[t(10, &[1, 5, 64])]).unwrap(),
+            run(matmul_nbits, &n, 21, &[typed(10, &[1, 5, 64])]).unwrap(),
             vec![(10, vec![1, 5, 96])]
         );
         assert!(run(
             matmul_nbits,
-            &node("MatMulNBits", vec![]),
-            &[t(10, &[1, 5, 64])]
+            &node("MatMulNBits", vec![], 1),
+            21,
+            &[typed(10, &[1, 5, 64])]
         )
         .is_err());
     }

@@ -88,92 +88,52 @@ fn dynamic_quantize_lstm(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::*;
     use super::*;
-    use crate::onnx::proto::{Attribute, Node};
-    use crate::onnx::shape::Info;
-
-    fn node(op: &str, attrs: Vec<Attribute>, outputs: usize) -> Node {
-        Node {
-            op_type: op.into(),
-            outputs: (0..outputs).map(|i| format!("y{i}")).collect(),
-            attributes: attrs,
-            ..Node::default()
-        }
-    }
-
-    fn int(name: &str, i: i64) -> Attribute {
-        Attribute {
-            name: name.into(),
-            i: Some(i),
-            ..Attribute::default()
-        }
-    }
-
-    fn text(name: &str, s: &str) -> Attribute {
-        Attribute {
-            name: name.into(),
-            s: s.as_bytes().to_vec(),
-            ..Attribute::default()
-        }
-    }
-
-    fn run(n: &Node, inputs: &[Info]) -> Result<Out, String> {
-        let refs: Vec<Option<&Info>> = inputs.iter().map(Some).collect();
-        let c = Ctx {
-            node: n,
-            inputs: &refs,
-            opset: 14,
-        };
-        if n.op_type == "DynamicQuantizeLSTM" {
-            dynamic_quantize_lstm(&c)
-        } else {
-            recurrent(&c)
-        }
-    }
 
     #[test]
     fn hidden_size_comes_from_the_recurrence_weight() {
         // bidirectional LSTM, seq 5, batch 3, input 10, hidden 7
         let n = node("LSTM", vec![text("direction", "bidirectional")], 3);
         let ins = [
-            Info::new(1, vec![5, 3, 10]),
-            Info::new(1, vec![2, 28, 10]),
-            Info::new(1, vec![2, 28, 7]),
+            typed(1, &[5, 3, 10]),
+            typed(1, &[2, 28, 10]),
+            typed(1, &[2, 28, 7]),
         ];
-        let out = run(&n, &ins).unwrap();
+        let out = run(recurrent, &n, 14, &ins).unwrap();
         assert_eq!(out[0].1, vec![5, 2, 3, 7]);
         assert_eq!(out[1].1, vec![2, 3, 7]);
         assert_eq!(out[2].1, vec![2, 3, 7]);
         // W alone: 3 gates for GRU
         let n = node("GRU", vec![], 2);
-        let ins = [Info::new(1, vec![5, 3, 10]), Info::new(1, vec![1, 27, 10])];
-        assert_eq!(run(&n, &ins).unwrap()[1].1, vec![1, 3, 9]);
+        let ins = [typed(1, &[5, 3, 10]), typed(1, &[1, 27, 10])];
+        assert_eq!(run(recurrent, &n, 14, &ins).unwrap()[1].1, vec![1, 3, 9]);
     }
 
     #[test]
     fn batch_major_layout_puts_the_batch_first() {
         let n = node("RNN", vec![int("hidden_size", 4), int("layout", 1)], 2);
-        let out = run(&n, &[Info::new(1, vec![3, 6, 2])]).unwrap();
+        let out = run(recurrent, &n, 14, &[typed(1, &[3, 6, 2])]).unwrap();
         assert_eq!(out[0].1, vec![3, 6, 1, 4]);
         assert_eq!(out[1].1, vec![3, 1, 4]);
-        assert!(run(&n, &[Info::new(1, vec![3, 6])]).is_err());
+        assert!(run(recurrent, &n, 14, &[typed(1, &[3, 6])]).is_err());
         let bad = node(
             "RNN",
             vec![text("direction", "sideways"), int("hidden_size", 4)],
             1,
         );
-        assert!(run(&bad, &[Info::new(1, vec![3, 6, 2])]).is_err());
+        assert!(run(recurrent, &bad, 14, &[typed(1, &[3, 6, 2])]).is_err());
     }
 
     #[test]
     fn quantized_lstm_reads_transposed_weights() {
         let n = node("DynamicQuantizeLSTM", vec![], 3);
         let ins = [
-            Info::new(1, vec![5, 3, 10]),
-            Info::new(2, vec![1, 10, 32]),
-            Info::new(2, vec![1, 8, 32]),
+            typed(1, &[5, 3, 10]),
+            typed(2, &[1, 10, 32]),
+            typed(2, &[1, 8, 32]),
         ];
-        let out = run(&n, &ins).unwrap();
+        let out = run(dynamic_quantize_lstm, &n, 14, &ins).unwrap();
         assert_eq!(out[0], (1, vec![5, 1, 3, 8]));
         assert_eq!(out[2], (1, vec![1, 3, 8]));
     }

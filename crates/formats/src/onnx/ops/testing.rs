@@ -31,6 +31,15 @@ pub fn ints(name: &str, v: &[i64]) -> Attribute {
     }
 }
 
+/// A string attribute.
+pub fn text(name: &str, s: &str) -> Attribute {
+    Attribute {
+        name: name.into(),
+        s: s.as_bytes().to_vec(),
+        ..Attribute::default()
+    }
+}
+
 /// An attribute listing `n` strings.
 pub fn strings(name: &str, n: usize) -> Attribute {
     Attribute {
@@ -57,7 +66,12 @@ pub fn run(
 
 /// A float input of `shape`.
 pub fn t(shape: &[i64]) -> Option<Info> {
-    Some(Info::new(FLOAT, shape.to_vec()))
+    typed(FLOAT, shape)
+}
+
+/// An input of element type `dtype` and `shape`.
+pub fn typed(dtype: i32, shape: &[i64]) -> Option<Info> {
+    Some(Info::new(dtype, shape.to_vec()))
 }
 
 /// A constant int64 input of `shape` holding `v`.
