@@ -23,6 +23,13 @@ enum Kind {
         value: u64,
         limit: u64,
     },
+    /// A value whose size depends on the input data: the user must bound it.
+    NeedsShape {
+        format: &'static str,
+        at: Option<String>,
+        value: String,
+        message: String,
+    },
     /// A dependency cycle; the names along it, first name repeated at the end.
     Cycle(Vec<String>),
     /// An unknown strategy, format or option value.
@@ -35,6 +42,24 @@ impl Error {
             kind: Kind::Parse {
                 format,
                 at,
+                message: message.into(),
+            },
+        }
+    }
+
+    /// Value `value` of a model has a size that depends on the input data, so the
+    /// reader needs an upper bound for its shape (`--value-shape NAME=DIMS`).
+    pub fn needs_shape(
+        format: &'static str,
+        at: Option<String>,
+        value: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Error {
+        Error {
+            kind: Kind::NeedsShape {
+                format,
+                at,
+                value: value.into(),
                 message: message.into(),
             },
         }
@@ -69,14 +94,23 @@ impl Error {
     }
 
     /// What went wrong, in one word, for callers that act on it (the page):
-    /// `parse`, `invalid`, `limit`, `cycle` or `usage`.
+    /// `parse`, `needs-shape`, `invalid`, `limit`, `cycle` or `usage`.
     pub fn kind_name(&self) -> &'static str {
         match self.kind {
             Kind::Parse { .. } => "parse",
+            Kind::NeedsShape { .. } => "needs-shape",
             Kind::Invalid(_) => "invalid",
             Kind::Limit { .. } => "limit",
             Kind::Cycle(_) => "cycle",
             Kind::Usage(_) => "usage",
+        }
+    }
+
+    /// The value whose shape the reader needs bounded, for a `needs-shape` error.
+    pub fn value_needing_shape(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::NeedsShape { value, .. } => Some(value),
+            _ => None,
         }
     }
 
@@ -93,11 +127,23 @@ impl fmt::Display for Error {
                 format,
                 at: Some(at),
                 message,
+            }
+            | Kind::NeedsShape {
+                format,
+                at: Some(at),
+                message,
+                ..
             } => write!(f, "{format}: {at}: {message}"),
             Kind::Parse {
                 format,
                 at: None,
                 message,
+            }
+            | Kind::NeedsShape {
+                format,
+                at: None,
+                message,
+                ..
             } => write!(f, "{format}: {message}"),
             Kind::Invalid(m) | Kind::Usage(m) => f.write_str(m),
             Kind::Limit { what, value, limit } => {

@@ -322,9 +322,13 @@ fn an_op_without_shape_inference_is_named_with_advice() {
         no_declared: true,
         ..ReadOptions::default()
     };
-    let e = formats::read_with(&pb::model(&[1, 4], &nodes), None, "m", &opts)
-        .unwrap_err()
-        .to_string();
+    let err = formats::read_with(&pb::model(&[1, 4], &nodes), None, "m", &opts).unwrap_err();
+    // the page asks for the shape of the value the error names
+    assert_eq!(
+        (err.kind_name(), err.value_needing_shape()),
+        ("needs-shape", Some("z"))
+    );
+    let e = err.to_string();
     for part in [
         "`mystery`",
         "FancyOp",
@@ -335,10 +339,14 @@ fn an_op_without_shape_inference_is_named_with_advice() {
         assert!(e.contains(part), "{part} missing from: {e}");
     }
     let nodes = [pb::node("n0", "Relu", &["nowhere"], &["z"])];
-    let e = formats::read(&pb::model(&[1], &nodes), None, "m")
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("`nowhere`"), "{e}");
+    let err = formats::read(&pb::model(&[1], &nodes), None, "m").unwrap_err();
+    assert_eq!((err.kind_name(), err.value_needing_shape()), ("parse", None));
+    assert!(err.to_string().contains("`nowhere`"), "{err}");
+    // a size that depends on the data: NonZero's count of non-zeros
+    let nodes = [pb::node("nz", "NonZero", &["x"], &["idx"])];
+    let err = formats::read(&pb::model(&[3, 4], &nodes), None, "m").unwrap_err();
+    assert_eq!(err.value_needing_shape(), Some("idx"), "{err}");
+    assert!(err.to_string().contains("--value-shape idx=DIMS"), "{err}");
 }
 
 #[test]

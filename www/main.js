@@ -77,10 +77,10 @@ async function load(data, name, origin, options = {}, failed = null) {
       failed(e);
       return false;
     }
-    const asked = /--value-shape (\S+)=DIMS/.exec(e.message);
-    if (asked) {
+    if (e.kind === 'needs-shape' && typeof e.value === 'string') {
       // a data-dependent size: the form asks for an upper bound and reopens
-      showShapeForm([], { [asked[1]]: read.values[asked[1]] ?? '' }, (dims, values) => load(data, name, origin, { ...options, dims, values }), read.dims);
+      const asked = e.value;
+      showShapeForm([], { [asked]: read.values[asked] ?? '' }, (dims, values) => load(data, name, origin, { ...options, dims, values }), read.dims);
       ui.showError(errorBox, `Could not open ${name}`, e.message, 'Give an upper bound for that value in the form above; memplan plans the arena for it.');
       return false;
     }

@@ -93,6 +93,6 @@ self.onmessage = async ({ data: { id, op, args } }) => {
       return;
     }
     // a core error says what kind it is (parse, invalid, limit, cycle, usage)
-    self.postMessage({ id, ok: false, error: e?.message ?? String(e), kind: e?.kind ?? null });
+    self.postMessage({ id, ok: false, error: e?.message ?? String(e), kind: e?.kind ?? null, value: e?.value ?? null });
   }
 };

@@ -1,7 +1,8 @@
 // The form for free input dimensions, in a real Chromium: node tests/browser/dims.test.mjs
 // Needs ./build.sh first (www/pkg) and the shared corpus. Opens a dynamic-axes BERT export
 // (input_ids: [batch, seq]) through ?src=, checks the warning and the fields, changes seq
-// and compares the plan with `memplan plan --dim`, then reopens the share link.
+// and compares the plan with `memplan plan --dim`, then reopens the share link. A model
+// whose value's size depends on the data asks for that value's shape.
 
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,6 +57,21 @@ withBrowser(async (context, url) => {
   await settled(page);
   check('free dims: the link reopens seq=128', (await page.locator('#shape-fields input[data-dim="seq"]').inputValue()) === '128');
   check('free dims: and its plan', (await text(page, 'sum-lower-bound')) === at128);
+
+  // a size that depends on the data: the error names the value (its kind, not its
+  // words, tells the page) and the form asks for its shape
+  await page.goto(`${url}?src=tests/data/nonzero.onnx`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await settled(page);
+  const idx = page.locator('#shape-fields input[data-value="idx"]');
+  check('data-dependent: the form asks for the shape of idx', await idx.isVisible());
+  check('data-dependent: the error says why', /depends on the input values/.test(await page.locator('#error').textContent()));
+  await idx.fill('2x12');
+  await page.waitForFunction(() => document.getElementById('sum-peak').textContent.includes('B'), null, { timeout: 20000 });
+  await settled(page);
+  const peak = await text(page, 'sum-peak');
+  const cli = execFileSync('cargo', ['run', '--release', '--quiet', '--', 'plan', 'tests/data/nonzero.onnx', '--value-shape', 'idx=2x12'], { cwd: ROOT, encoding: 'utf8' });
+  check('data-dependent: idx=2x12 plans as memplan plan --value-shape idx=2x12', cli.includes(`peak         ${peak}`), `${peak} vs ${cli}`);
 
   await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });

@@ -39,7 +39,7 @@ pub fn panic_for_tests(message: &str) {
 }
 
 /// An error as JS receives it: a JS `Error` with the message and, when the core
-/// raised it, a `kind` (`parse`, `invalid`, `limit`, `cycle`, `usage`) for the
+/// raised it, a `kind` (`parse`, `needs-shape`, `invalid`, `limit`, `cycle`, `usage`) for the
 /// page to act on instead of reading the words.
 #[derive(Debug)]
 pub struct Thrown(JsValue);
@@ -57,13 +57,19 @@ impl From<Thrown> for JsValue {
     }
 }
 
-/// `e` as a JS `Error`; a core [`memplan::Error`] carries its kind.
+/// `e` as a JS `Error`; a core [`memplan::Error`] carries its kind, and a
+/// `needs-shape` one the `value` whose shape the page must ask for.
 pub(crate) fn js_error<E: std::fmt::Display + 'static>(e: E) -> Thrown {
     let thrown = Thrown::new(&e.to_string());
     if let Some(core) = (&e as &dyn std::any::Any).downcast_ref::<memplan::Error>() {
-        let kind = JsValue::from_str(core.kind_name());
         // setting a property of a fresh Error cannot fail
-        let _ = js_sys::Reflect::set(&thrown.0, &JsValue::from_str("kind"), &kind);
+        let set = |key: &str, value: &str| {
+            let _ = js_sys::Reflect::set(&thrown.0, &key.into(), &value.into());
+        };
+        set("kind", core.kind_name());
+        if let Some(value) = core.value_needing_shape() {
+            set("value", value);
+        }
     }
     thrown
 }

@@ -78,7 +78,7 @@ impl Walker<'_> {
             Some(Handler::Bodies(f)) => f(&ctx, self).map(to_infos),
             Some(Handler::Values(f)) => f(&ctx),
             None => Err(format!(
-                "no shape inference for op type `{}` of domain {domain} (memplan uses the file's value_info where it has none: run onnx.shape_inference on the model, or give --value-shape NAME=DIMS)",
+                "no shape inference for op type `{}` of domain {domain} (memplan uses the file's value_info where it has none: run onnx.shape_inference on the model, or give {GIVE_SHAPE})",
                 node.op_type
             )),
         };
@@ -126,7 +126,10 @@ impl Walker<'_> {
         for (j, name) in node.outputs.iter().enumerate() {
             let ty = self
                 .output_type(name, j, &inferred)
-                .map_err(|why| Error::parse(F, at(), why))?;
+                .map_err(|why| match why {
+                    Why::Bad(why) => Error::parse(F, at(), why),
+                    Why::NeedsShape(why) => Error::needs_shape(F, at(), name, why),
+                })?;
             outs.push(ty);
         }
         let out_types: Out = outs.iter().map(|(i, _)| i.ty()).collect();
@@ -211,7 +214,7 @@ impl Walker<'_> {
         name: &str,
         j: usize,
         inferred: &Result<Vec<Info>, String>,
-    ) -> Result<(Info, Source), String> {
+    ) -> Result<(Info, Source), Why> {
         let from_infer = inferred.as_ref().ok().and_then(|o| o.get(j).cloned());
         let declared = self.declared.get(name).copied();
         let from_decl = declared.and_then(static_shape);
@@ -225,7 +228,8 @@ impl Walker<'_> {
             let dims = dims
                 .iter()
                 .map(|&d| {
-                    i64::try_from(d).map_err(|_| format!("dimension {d} of `{name}` is too large"))
+                    i64::try_from(d)
+                        .map_err(|_| Why::Bad(format!("dimension {d} of `{name}` is too large")))
                 })
                 .collect::<Result<_, _>>()?;
             return Ok((Info::new(dt, dims), Source::User));
@@ -253,16 +257,31 @@ impl Walker<'_> {
                     .cloned()
                     .unwrap_or_else(|| format!("output {j} cannot be inferred"));
                 if let Some(rest) = why.strip_prefix(ops::DATA_DEPENDENT) {
-                    Err(format!(
+                    Err(Why::NeedsShape(format!(
                         "the size of `{name}` depends on the input values{rest}; give an upper bound with --value-shape {name}=DIMS"
-                    ))
+                    )))
+                } else if why.contains(GIVE_SHAPE) {
+                    let why = why.replace(GIVE_SHAPE, &format!("--value-shape {name}=DIMS"));
+                    Err(Why::NeedsShape(format!(
+                        "cannot infer the shape of `{name}`: {why}"
+                    )))
                 } else {
-                    let why = why.replace("NAME=DIMS", &format!("{name}=DIMS"));
-                    Err(format!("cannot infer the shape of `{name}`: {why}"))
+                    Err(Why::Bad(format!("cannot infer the shape of `{name}`: {why}")))
                 }
             }
         }
     }
+}
+
+/// How a value's shape is asked of the user, in messages; the value's name
+/// replaces `NAME` once it is known.
+const GIVE_SHAPE: &str = "--value-shape NAME=DIMS";
+
+/// Why an output has no type: a fault of the file, or a shape only the user can
+/// give (its size depends on the data, or memplan has no rule for the op).
+enum Why {
+    Bad(String),
+    NeedsShape(String),
 }
 
 /// The file's node order if it is topological, else a stable topological order
