@@ -8,9 +8,11 @@ import * as npu from './npu.js';
 import * as charts from './charts.js';
 import * as teach from './teach.js';
 import { FIRST, GALLERY, example } from './gallery.js';
-import { LINK_LIMIT, packGraph, readGraph, readText, readView, unpackGraph, viewUrl } from './share.js';
+import { readGraph, readText, readView, unpackGraph, viewUrl } from './share.js';
 import * as write from './write.js';
-import { demoView, demoZip } from './bundle.js';
+import { demoView } from './bundle.js';
+import { showBodies, showShapeForm } from './file-panels.js';
+import * as sharing from './sharing.js';
 
 const $ = (id) => document.getElementById(id);
 const galleryBox = $('gallery');
@@ -27,14 +29,6 @@ const methodSelect = $('method');
 const npuCompareSelect = $('npu-compare');
 const capacityBox = $('capacities');
 const fileInput = $('file');
-const svgButton = $('download-svg');
-const jsonButton = $('download-json');
-const graphButton = $('download-graph');
-const shareButton = $('share');
-const demoButton = $('download-demo');
-const shareBox = $('share-box');
-const shareLink = $('share-link');
-const shareNote = $('share-note');
 const resetButton = $('reset-zoom');
 const errorBox = $('error');
 const graphKind = $('graph-kind');
@@ -104,7 +98,7 @@ async function load(data, name, origin, options = {}, failed = null) {
   }
   graphName.textContent = state.info.name;
   graphSource.textContent = origin.label;
-  showBodies();
+  showBodies(state.info, focusBody);
   const reopen = (dims, values) => load(data, name, origin, { ...currentView(), dims, values });
   // a shared graph has its dims fixed in it: nothing to ask
   showShapeForm(origin.link?.g ? [] : state.info.free_dims ?? [], read.values, reopen, read.dims);
@@ -114,90 +108,6 @@ async function load(data, name, origin, options = {}, failed = null) {
   const selected = options.select === undefined ? null : Number(options.select);
   await replan(selected);
   return true;
-}
-
-/** The form beside the summary: one field per free input dimension (prefilled with the value used, with the inputs it belongs to) and per data-dependent value asked for; a change reopens the file with the new values after a pause. Hidden when there is nothing to ask. */
-function showShapeForm(freeDims, values, reopen, dims) {
-  const box = $('shape-form');
-  const names = Object.keys(values);
-  box.hidden = freeDims.length === 0 && names.length === 0;
-  if (box.hidden) return;
-  const defaulted = freeDims.filter((d) => !d.given).length;
-  const parts = [];
-  if (freeDims.length) {
-    parts.push(`This model leaves ${freeDims.length} input dimension${freeDims.length === 1 ? '' : 's'} free; the plan uses the values below${defaulted ? ` (${defaulted} defaulted to 1)` : ''}.`);
-  }
-  if (names.length) parts.push('A size depends on the input data: give an upper bound (dims such as 100x4) to plan for.');
-  $('shape-note').textContent = `${parts.join(' ')} Change a value to re-plan.`;
-  const form = $('shape-fields');
-  const focused = form.contains(document.activeElement) ? document.activeElement.dataset : null;
-  form.replaceChildren();
-  const field = (label, title, value, kind, onValue) => {
-    const wrap = document.createElement('label');
-    const caption = document.createElement('span');
-    caption.textContent = label;
-    caption.title = title;
-    const input = document.createElement('input');
-    Object.assign(input, { value: `${value}`, type: 'text', inputMode: kind === 'dim' ? 'numeric' : 'text', className: 'input' });
-    input.dataset[kind] = label;
-    input.addEventListener('input', debounced(() => {
-      const text = input.value.trim();
-      const ok = kind === 'dim' ? /^\d+$/.test(text) : /^(\d+(x\d+)*)?$/.test(text);
-      input.setAttribute('aria-invalid', ok ? 'false' : 'true');
-      if (ok) onValue(text);
-    }, 400));
-    wrap.append(caption, input);
-    form.append(wrap);
-  };
-  const nextDims = { ...dims };
-  const nextValues = { ...values };
-  for (const d of freeDims) {
-    field(d.name, `occurs in ${d.at.join(', ')}`, d.value, 'dim', (text) => {
-      nextDims[d.name] = Number(text);
-      reopen({ ...nextDims }, { ...nextValues });
-    });
-  }
-  for (const name of names) {
-    field(name, 'an upper bound of this value\'s dims', values[name], 'value', (text) => {
-      nextValues[name] = text;
-      reopen({ ...nextDims }, { ...nextValues });
-    });
-  }
-  // a re-plan redraws the form: the field being edited keeps the focus
-  const again = focused && [...form.querySelectorAll('input')].find((i) => i.dataset.dim === focused.dim && i.dataset.value === focused.value);
-  if (again) {
-    again.focus();
-    again.setSelectionRange(again.value.length, again.value.length);
-  }
-}
-
-/** Lists the bodies of the file's ops (If branches, Loop bodies): each is a nested arena, in use only while its op runs, and opens as its own chart; and the importer's notes. */
-function showBodies() {
-  const { bodies = [], focus = null, notes = [] } = state.info;
-  const box = $('bodies');
-  box.hidden = bodies.length === 0;
-  $('bodies-head').textContent = focus === null
-    ? `${bodies.length} nested arena${bodies.length === 1 ? '' : 's'}: the bodies of this graph's ops, each in use only while its op runs (an If needs its larger branch).`
-    : `Showing the nested arena of ${bodies[focus].path}.`;
-  const list = $('bodies-list');
-  list.replaceChildren();
-  const entry = (label, index, current) => {
-    const li = document.createElement('li');
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'button secondary small';
-    button.textContent = current ? `${label} (on show)` : label;
-    button.disabled = current;
-    button.dataset.body = String(index);
-    button.addEventListener('click', () => focusBody(index));
-    li.append(button);
-    list.append(li);
-  };
-  if (bodies.length) entry('Main graph', -1, focus === null);
-  bodies.forEach((b, i) => entry(`${b.path}: ${b.tensors} tensors, ${b.ops} ops`, i, focus === i));
-  const noteList = $('import-notes');
-  noteList.hidden = notes.length === 0;
-  noteList.replaceChildren(...notes.map((n) => Object.assign(document.createElement('li'), { textContent: n })));
 }
 
 /** Shows body `index` (-1: the main graph) as the graph on show and plans it. */
@@ -212,7 +122,7 @@ async function focusBody(index) {
   charts.setWindows(null);
   graph.registerCharts(state, wasm.formatSize);
   graph.applyColouring(state, colourSelect.value, wasm.paletteColour);
-  showBodies();
+  showBodies(state.info, focusBody);
   await replan(null);
 }
 
@@ -379,82 +289,7 @@ function typedOptions() {
 function remember() {
   if (!state.origin?.link) return;
   history.replaceState(null, '', viewUrl(location.href, currentView()));
-  if (!shareBox.hidden) showShare();
-}
-
-/** Shows the link to the current view, selected for copying, and copies it where allowed. */
-function showShare() {
-  shareLink.value = viewUrl(location.href, currentView());
-  shareNote.textContent = state.origin?.link?.g
-    ? 'The link carries the graph itself (without weights, in the part after # that no server sees) with these options and this selection.'
-    : state.origin?.link?.t
-      ? 'The link carries the text you wrote (in the part after # that no server sees) with these options.'
-    : state.origin?.link
-      ? 'The link opens this file with these options and this selection.'
-      : state.packing
-        ? 'Packing the graph into the link…'
-        : state.tooBig ?? 'This file was opened from your computer: the link keeps the options but opens the default example.';
-  shareBox.hidden = false;
-}
-
-/** For a file opened from this computer, makes the link carry its graph when it packs small enough. */
-async function carryGraph() {
-  if (state.origin?.link || state.mode !== 'graph') return;
-  try {
-    const packed = await packGraph(await planner.request('export', {}));
-    if (packed.length <= LINK_LIMIT) {
-      state.origin = { ...state.origin, link: { g: packed } };
-      remember();
-    } else {
-      state.tooBig = `This graph packs to ${packed.length.toLocaleString('en-US')} characters, more than the ${LINK_LIMIT.toLocaleString('en-US')} a link can carry safely: the link keeps the options but opens the default example; use Download demo to share it as a static page, or download its Graph JSON.`;
-    }
-  } catch {
-    // the link then keeps the options only, and says so
-  }
-}
-
-async function onShare() {
-  const carry = !state.origin?.link && state.mode === 'graph';
-  state.packing = carry;
-  await copyShare();
-  // packing the graph waits for the worker: the box shows at once, the link follows
-  if (carry) {
-    carryGraph().finally(() => {
-      state.packing = false;
-      if (!shareBox.hidden) copyShare();
-    });
-  }
-}
-
-/** Shows the link, selected, and copies it where allowed. */
-async function copyShare() {
-  showShare();
-  shareLink.select();
-  try {
-    await navigator.clipboard.writeText(shareLink.value);
-    shareNote.textContent = `Copied. ${shareNote.textContent}`;
-  } catch {
-    // copying needs a permission some browsers withhold; the link is selected instead
-  }
-}
-
-/** Downloads the demo bundle: this page opening the graph (or NPU case) on show with this view first. */
-async function downloadDemo() {
-  if (!state.info) return;
-  const release = planner.hold();
-  try {
-    const name = state.mode === 'npu' ? 'case.json' : 'graph.json';
-    const file = { name, bytes: new TextEncoder().encode(await planner.request('export', {})) };
-    const view = { ...currentView(), src: `demo/${file.name}` };
-    for (const key of ['g', 'example', 'dims', 'values']) delete view[key];
-    const query = new URL(viewUrl(location.href, view)).search;
-    const folder = `memplan-demo-${ui.fileName(state.info.name)}`;
-    ui.download(await demoZip(document.baseURI, folder, file, query), `${folder}.zip`);
-  } catch (e) {
-    if (!(e instanceof planner.Cancelled)) ui.showError(errorBox, 'Could not make the demo', e.message);
-  } finally {
-    release();
-  }
+  sharing.refresh();
 }
 
 /** Reads a dropped or picked file into a new session. */
@@ -508,35 +343,6 @@ function markExample(id) {
   }
 }
 
-/** Offers `text` of `type` as a download named after the graph and the option shown. */
-function offer(text, type, ext) {
-  const option = state.mode === 'npu' ? `p${problemSelect.value}-${methodSelect.value}` : strategySelect.value;
-  ui.download(new Blob([text], { type }), `${ui.fileName(state.info.name)}-${option}.${ext}`);
-}
-
-/** Runs an export, showing its error in the page. */
-function exporting(what, run) {
-  if (!state.report) return;
-  try {
-    run();
-  } catch (e) {
-    ui.showError(errorBox, `Could not export ${what}`, e.message);
-  }
-}
-
-/** Downloads the canvas `id` as a PNG at its device resolution. */
-function downloadPng(id) {
-  const canvas = $(id);
-  if (!canvas || !state.report) return;
-  canvas.toBlob((blob) => {
-    if (!blob) {
-      ui.showError(errorBox, 'Could not export the PNG', 'the browser could not encode the chart');
-      return;
-    }
-    ui.download(blob, `${ui.fileName(state.info.name)}-${id}.png`);
-  }, 'image/png');
-}
-
 function wireDrop() {
   const hasFiles = (e) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
   window.addEventListener('dragover', (e) => {
@@ -558,15 +364,6 @@ function wireDrop() {
 function showStrategyAbout() {
   const s = state.strategies.find((s) => s.name === strategySelect.value);
   strategyAbout.textContent = s ? s.about : '';
-}
-
-/** Re-solves a short while after the last keystroke in a capacity input. */
-function debounced(run, ms) {
-  let timer = null;
-  return () => {
-    clearTimeout(timer);
-    timer = setTimeout(run, ms);
-  };
 }
 
 /** Loads the wasm module, wires the controls and opens what the URL asks for (or the first example). */
@@ -603,6 +400,7 @@ async function setup() {
     },
     example: (id) => openExample(id, { ...(example(id)?.options ?? {}) }),
   });
+  sharing.setup({ state, currentView, remember });
   teach.setup({
     request: planner.request, LessonDrawing: wasm.LessonDrawing, size: wasm.formatSize, openExample, remember,
     showError: (title, detail) => ui.showError(errorBox, title, detail),
@@ -620,7 +418,7 @@ async function setup() {
     remember();
   });
   for (const control of [problemSelect, methodSelect, npuCompareSelect]) control.addEventListener('change', () => replan());
-  capacityBox.addEventListener('input', debounced(() => replan(), 250));
+  capacityBox.addEventListener('input', ui.debounced(() => replan(), 250));
   galleryBox.addEventListener('click', (e) => {
     const button = e.target.closest('button[data-example]');
     if (button) openExample(button.dataset.example);
@@ -629,24 +427,7 @@ async function setup() {
     await openFile(fileInput.files[0]);
     fileInput.value = '';
   });
-  svgButton.addEventListener('click', () => exporting('the SVG', () => offer(state.drawing.svg(), 'image/svg+xml', 'svg')));
-  jsonButton.addEventListener('click', () => exporting('the plan', () => offer(state.drawing.json(), 'application/json', 'json')));
-  graphButton.addEventListener('click', async () => {
-    try {
-      const text = await planner.request('export', {});
-      const what = state.mode === 'npu' ? 'case' : 'graph';
-      ui.download(new Blob([text], { type: 'application/json' }), `${ui.fileName(state.info.name)}-${what}.json`);
-    } catch (e) {
-      if (!(e instanceof planner.Cancelled)) ui.showError(errorBox, 'Could not export the graph', e.message);
-    }
-  });
-  shareButton.addEventListener('click', onShare);
-  demoButton.addEventListener('click', downloadDemo);
   resetButton.addEventListener('click', charts.resetZoom);
-  document.addEventListener('click', (e) => {
-    const button = e.target.closest('button.png');
-    if (button) downloadPng(button.dataset.canvas);
-  });
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && state.selected !== null) select(null);
   });

@@ -330,3 +330,12 @@ export function download(blob, name) {
 export function fileName(name) {
   return name.replace(/[^\w.-]+/g, '_').slice(0, 80) || 'plan';
 }
+
+/** `run`, called `ms` after the last of a burst of calls (keystrokes). */
+export function debounced(run, ms) {
+  let timer = null;
+  return () => {
+    clearTimeout(timer);
+    timer = setTimeout(run, ms);
+  };
+}

@@ -1,0 +1,91 @@
+// The panels about the file on show: the form that asks what it leaves open (a value
+// per free input dimension, an upper bound per data-dependent value), and the list
+// of its op bodies with the importer's notes.
+
+import { debounced } from './ui.js';
+
+const $ = (id) => document.getElementById(id);
+
+/** The form beside the summary: one field per free input dimension (prefilled with the value used, with the inputs it belongs to) and per data-dependent value asked for; a change reopens the file with the new values after a pause. Hidden when there is nothing to ask. */
+export function showShapeForm(freeDims, values, reopen, dims) {
+  const box = $('shape-form');
+  const names = Object.keys(values);
+  box.hidden = freeDims.length === 0 && names.length === 0;
+  if (box.hidden) return;
+  const defaulted = freeDims.filter((d) => !d.given).length;
+  const parts = [];
+  if (freeDims.length) {
+    parts.push(`This model leaves ${freeDims.length} input dimension${freeDims.length === 1 ? '' : 's'} free; the plan uses the values below${defaulted ? ` (${defaulted} defaulted to 1)` : ''}.`);
+  }
+  if (names.length) parts.push('A size depends on the input data: give an upper bound (dims such as 100x4) to plan for.');
+  $('shape-note').textContent = `${parts.join(' ')} Change a value to re-plan.`;
+  const form = $('shape-fields');
+  const focused = form.contains(document.activeElement) ? document.activeElement.dataset : null;
+  form.replaceChildren();
+  const field = (label, title, value, kind, onValue) => {
+    const wrap = document.createElement('label');
+    const caption = document.createElement('span');
+    caption.textContent = label;
+    caption.title = title;
+    const input = document.createElement('input');
+    Object.assign(input, { value: `${value}`, type: 'text', inputMode: kind === 'dim' ? 'numeric' : 'text', className: 'input' });
+    input.dataset[kind] = label;
+    input.addEventListener('input', debounced(() => {
+      const text = input.value.trim();
+      const ok = kind === 'dim' ? /^\d+$/.test(text) : /^(\d+(x\d+)*)?$/.test(text);
+      input.setAttribute('aria-invalid', ok ? 'false' : 'true');
+      if (ok) onValue(text);
+    }, 400));
+    wrap.append(caption, input);
+    form.append(wrap);
+  };
+  const nextDims = { ...dims };
+  const nextValues = { ...values };
+  for (const d of freeDims) {
+    field(d.name, `occurs in ${d.at.join(', ')}`, d.value, 'dim', (text) => {
+      nextDims[d.name] = Number(text);
+      reopen({ ...nextDims }, { ...nextValues });
+    });
+  }
+  for (const name of names) {
+    field(name, 'an upper bound of this value\'s dims', values[name], 'value', (text) => {
+      nextValues[name] = text;
+      reopen({ ...nextDims }, { ...nextValues });
+    });
+  }
+  // a re-plan redraws the form: the field being edited keeps the focus
+  const again = focused && [...form.querySelectorAll('input')].find((i) => i.dataset.dim === focused.dim && i.dataset.value === focused.value);
+  if (again) {
+    again.focus();
+    again.setSelectionRange(again.value.length, again.value.length);
+  }
+}
+
+/** Lists the bodies of the file's ops (If branches, Loop bodies) of `info`: each is a nested arena, in use only while its op runs, and opens as its own chart (`focusBody(index)`); and the importer's notes. */
+export function showBodies(info, focusBody) {
+  const { bodies = [], focus = null, notes = [] } = info;
+  const box = $('bodies');
+  box.hidden = bodies.length === 0;
+  $('bodies-head').textContent = focus === null
+    ? `${bodies.length} nested arena${bodies.length === 1 ? '' : 's'}: the bodies of this graph's ops, each in use only while its op runs (an If needs its larger branch).`
+    : `Showing the nested arena of ${bodies[focus].path}.`;
+  const list = $('bodies-list');
+  list.replaceChildren();
+  const entry = (label, index, current) => {
+    const li = document.createElement('li');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'button secondary small';
+    button.textContent = current ? `${label} (on show)` : label;
+    button.disabled = current;
+    button.dataset.body = String(index);
+    button.addEventListener('click', () => focusBody(index));
+    li.append(button);
+    list.append(li);
+  };
+  if (bodies.length) entry('Main graph', -1, focus === null);
+  bodies.forEach((b, i) => entry(`${b.path}: ${b.tensors} tensors, ${b.ops} ops`, i, focus === i));
+  const noteList = $('import-notes');
+  noteList.hidden = notes.length === 0;
+  noteList.replaceChildren(...notes.map((n) => Object.assign(document.createElement('li'), { textContent: n })));
+}
