@@ -1,6 +1,12 @@
 //! TFLite and ONNX importers against the corpus reference graphs: the same arena
 //! tensors in the same op order, the same lower bound; every plan checks; cut and
 //! bit-flipped files give errors, never panics, hangs or huge allocations.
+//!
+//! Why one long file: the `Counting` global allocator belongs to one test binary, and
+//! the crafted- and corrupt-file tests read its peaks; the corpus lookup `model`
+//! serves the reference, weight-folding and corruption tests alike. A second file
+//! would need its own allocator and a copy of the lookups, for one area: the two
+//! model importers end to end.
 
 mod common;
 
@@ -340,7 +346,10 @@ fn an_op_without_shape_inference_is_named_with_advice() {
     }
     let nodes = [pb::node("n0", "Relu", &["nowhere"], &["z"])];
     let err = formats::read(&pb::model(&[1], &nodes), None, "m").unwrap_err();
-    assert_eq!((err.kind_name(), err.value_needing_shape()), ("parse", None));
+    assert_eq!(
+        (err.kind_name(), err.value_needing_shape()),
+        ("parse", None)
+    );
     assert!(err.to_string().contains("`nowhere`"), "{err}");
     // a size that depends on the data: NonZero's count of non-zeros
     let nodes = [pb::node("nz", "NonZero", &["x"], &["idx"])];

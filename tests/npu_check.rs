@@ -1,6 +1,12 @@
 //! The independent NPU checker: every row of the published contest results, hand-made
 //! broken results with the exact violation, the case readers (JSON, the CSV pair and
 //! their errors), the contest file readers and `memplan npu-check` end to end.
+//!
+//! Why one long file: one small hand-made case (`small_json`, `small`, `files`) serves
+//! every section (the checker's violations, the case readers, the contest files and
+//! the CLI), and the CSV pair and temporary directories serve both the readers and
+//! the CLI; the published rows are one short test each. Splitting would move that
+//! case into `tests/common/`, away from the tests that edit it.
 
 mod common;
 

@@ -3,6 +3,11 @@
 //! fuzz targets (`fuzz/`) found, kept as regression tests.
 //!
 //! `MEMPLAN_LONG=1` runs the random-graph test ten times longer.
+//!
+//! Why one long file: it is one list of stress cases for the whole pipeline at its
+//! extremes (limits, million-op graphs, random graphs at volume, repeated runs, fuzz
+//! finds), built from the same small `arena` and `op` graph helpers; each section is
+//! short, and splitting would copy those helpers into files of a hundred lines.
 
 mod common;
 

@@ -3,6 +3,12 @@
 //! shape propagated), free dimensions from `shape_signature`, a doubled batch on
 //! the corpus models, and `IF` / `WHILE` / `CALL_ONCE` subgraphs planned as
 //! nested arenas.
+//!
+//! Why one long file: one area, TFLite shape propagation, on hand-made models built by
+//! the same helpers (`model`, `read`, `size`, `follows`, `fails`). The seam before
+//! the subgraphs does not cut cleanly: the hostile-files test runs fixtures of every
+//! section (a computed transpose conv, a dynamic model, an `IF`, a `WHILE`) through
+//! one random stream, and the per-op rules alone would still be over 500 lines.
 
 mod common;
 

@@ -266,7 +266,9 @@ impl Walker<'_> {
                         "cannot infer the shape of `{name}`: {why}"
                     )))
                 } else {
-                    Err(Why::Bad(format!("cannot infer the shape of `{name}`: {why}")))
+                    Err(Why::Bad(format!(
+                        "cannot infer the shape of `{name}`: {why}"
+                    )))
                 }
             }
         }
