@@ -18,6 +18,7 @@ pub mod order;
 pub mod pack;
 pub mod plan;
 pub mod report;
+pub mod rng;
 pub mod teach;
 pub mod units;
 

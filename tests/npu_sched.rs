@@ -244,7 +244,8 @@ fn the_copy_in_discount_decides_the_victim() {
     let best = solved(&c, Method::Best);
     assert_eq!((best.plan.spills.len(), best.extra_movement()), (1, 100));
     assert_eq!(
-        c.buffers[best.plan.spills[0].buffer as usize].id, 0,
+        c.buffer(best.plan.spills[0].buffer).buf_id,
+        0,
         "x leaves, not z"
     );
 }
@@ -271,7 +272,7 @@ fn fragmentation_alone_can_force_a_spill() {
         .plan
         .residencies
         .iter()
-        .find(|r| c.buffers[r.buffer as usize].id == 1)
+        .find(|r| c.buffer(r.buffer).buf_id == 1)
         .unwrap();
     assert_eq!(b.offset, 80, "first fit puts b between a and c");
     assert_eq!(

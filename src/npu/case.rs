@@ -4,6 +4,7 @@
 //! exactly one ALLOC and one FREE node; every `Bufs` entry names a buffer; every
 //! buffer's level exists and holds it; edges name existing nodes and form no cycle.
 
+pub use super::id::{BufferId, LevelId, NodeId};
 use crate::error::Error;
 use std::collections::HashMap;
 use std::fmt;
@@ -81,27 +82,26 @@ pub struct OpNode {
     pub op: String,
     pub pipe: Pipe,
     pub cycles: u64,
-    /// Buffers read or written, as indices into [`Case::buffers`].
-    pub bufs: Vec<u32>,
+    /// Buffers read or written.
+    pub bufs: Vec<BufferId>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Node {
-    /// Allocates the buffer (index into [`Case::buffers`]).
-    Alloc(u32),
-    Free(u32),
+    /// Allocates the buffer.
+    Alloc(BufferId),
+    Free(BufferId),
     Op(OpNode),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NpuBuffer {
-    /// `BufId` in the files.
-    pub id: u64,
+    /// `BufId` in the files: any number, unlike the buffer's index ([`BufferId`]).
+    pub buf_id: u64,
     pub size: u64,
-    /// Index into [`Case::levels`].
-    pub level: usize,
-    pub alloc: u32,
-    pub free: u32,
+    pub level: LevelId,
+    pub alloc: NodeId,
+    pub free: NodeId,
     /// Used by a COPY_IN node: its data still sits in DDR, so a spill costs `size`.
     pub copy_in: bool,
 }
@@ -110,7 +110,8 @@ pub struct NpuBuffer {
 pub struct Case {
     pub name: String,
     pub nodes: Vec<Node>,
-    pub edges: Vec<(u32, u32)>,
+    /// `(before, after)`.
+    pub edges: Vec<(NodeId, NodeId)>,
     pub buffers: Vec<NpuBuffer>,
     pub levels: Vec<Level>,
 }
@@ -158,10 +159,10 @@ impl Case {
             }
         }
         let buffers = collect_buffers(&raw, &levels)?;
-        let index: HashMap<u64, u32> = buffers
+        let index: HashMap<u64, BufferId> = buffers
             .iter()
             .enumerate()
-            .map(|(i, b)| (b.id, i as u32))
+            .map(|(i, b)| (b.buf_id, BufferId::new(i)))
             .collect();
         let mut nodes = Vec::with_capacity(raw.len());
         for n in &raw {
@@ -177,7 +178,7 @@ impl Case {
                 if op.op == "COPY_IN" {
                     op.bufs
                         .iter()
-                        .for_each(|&b| buffers[b as usize].copy_in = true);
+                        .for_each(|&b| buffers[b.index()].copy_in = true);
                 }
             }
         }
@@ -189,7 +190,7 @@ impl Case {
                     "edge {a} -> {b} names a node that does not exist (nodes are 0..{n})"
                 )));
             }
-            out_edges.push((a as u32, b as u32));
+            out_edges.push((NodeId(a as u32), NodeId(b as u32)));
         }
         let case = Case {
             name,
@@ -224,16 +225,71 @@ impl Case {
         r
     }
 
-    /// Index of the level named `name`.
-    pub fn level_index(&self, name: &str) -> Option<usize> {
-        self.levels.iter().position(|l| l.name == name)
+    /// The level named `name`.
+    pub fn level_index(&self, name: &str) -> Option<LevelId> {
+        self.levels
+            .iter()
+            .position(|l| l.name == name)
+            .map(LevelId::new)
+    }
+
+    /// Case node `id` (not a spill node).
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    pub fn buffer(&self, id: BufferId) -> &NpuBuffer {
+        &self.buffers[id.index()]
+    }
+
+    pub fn level(&self, id: LevelId) -> &Level {
+        &self.levels[id.index()]
+    }
+
+    /// The case's nodes `0..N`.
+    pub fn node_ids(&self) -> impl Iterator<Item = NodeId> {
+        (0..self.nodes.len()).map(NodeId::new)
+    }
+
+    pub fn buffer_ids(&self) -> impl Iterator<Item = BufferId> {
+        (0..self.buffers.len()).map(BufferId::new)
+    }
+
+    /// True for the case's ALLOC nodes (false for spill nodes).
+    pub fn is_alloc(&self, id: NodeId) -> bool {
+        matches!(self.nodes.get(id.index()), Some(Node::Alloc(_)))
+    }
+
+    /// True for the case's FREE nodes.
+    pub fn is_free(&self, id: NodeId) -> bool {
+        matches!(self.nodes.get(id.index()), Some(Node::Free(_)))
+    }
+
+    /// True for the case's operation nodes.
+    pub fn is_op(&self, id: NodeId) -> bool {
+        matches!(self.nodes.get(id.index()), Some(Node::Op(_)))
+    }
+
+    /// True for a spill node (`N` and above).
+    pub fn is_spill(&self, id: NodeId) -> bool {
+        id.index() >= self.nodes.len()
+    }
+
+    /// The SPILL_OUT node of spill `k`, `N + 2k`; its SPILL_IN is the next id.
+    pub fn spill_out(&self, k: usize) -> NodeId {
+        NodeId(self.nodes.len() as u32 + 2 * k as u32)
+    }
+
+    /// The SPILL_IN node of spill `k`, `N + 2k + 1`.
+    pub fn spill_in(&self, k: usize) -> NodeId {
+        NodeId(self.nodes.len() as u32 + 2 * k as u32 + 1)
     }
 
     /// A name for node `id` in messages: `node 12 (MATMUL)`, `node 3 (ALLOC buffer 7)`.
-    pub fn describe(&self, id: u32) -> String {
-        match &self.nodes[id as usize] {
-            Node::Alloc(b) => format!("node {id} (ALLOC buffer {})", self.buffers[*b as usize].id),
-            Node::Free(b) => format!("node {id} (FREE buffer {})", self.buffers[*b as usize].id),
+    pub fn describe(&self, id: NodeId) -> String {
+        match self.node(id) {
+            Node::Alloc(b) => format!("node {id} (ALLOC buffer {})", self.buffer(*b).buf_id),
+            Node::Free(b) => format!("node {id} (FREE buffer {})", self.buffer(*b).buf_id),
             Node::Op(op) => format!("node {id} ({})", op.op),
         }
     }
@@ -241,20 +297,21 @@ impl Case {
     fn find_cycle(&self) -> Result<(), Error> {
         let n = self.nodes.len();
         let mut indegree = vec![0u32; n];
-        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut succ: Vec<Vec<NodeId>> = vec![Vec::new(); n];
         for &(a, b) in &self.edges {
-            succ[a as usize].push(b);
-            indegree[b as usize] += 1;
+            succ[a.index()].push(b);
+            indegree[b.index()] += 1;
         }
-        let mut ready: Vec<u32> = (0..n as u32)
-            .filter(|&i| indegree[i as usize] == 0)
+        let mut ready: Vec<NodeId> = self
+            .node_ids()
+            .filter(|&i| indegree[i.index()] == 0)
             .collect();
         let mut done = 0;
         while let Some(a) = ready.pop() {
             done += 1;
-            for &b in &succ[a as usize] {
-                indegree[b as usize] -= 1;
-                if indegree[b as usize] == 0 {
+            for &b in &succ[a.index()] {
+                indegree[b.index()] -= 1;
+                if indegree[b.index()] == 0 {
                     ready.push(b);
                 }
             }
@@ -263,24 +320,24 @@ impl Case {
             return Ok(());
         }
         // walk back along unfinished predecessors until a node repeats
-        let mut pred: Vec<Option<u32>> = vec![None; n];
+        let mut pred: Vec<Option<NodeId>> = vec![None; n];
         for &(a, b) in &self.edges {
-            if indegree[a as usize] > 0 && indegree[b as usize] > 0 {
-                pred[b as usize] = Some(a);
+            if indegree[a.index()] > 0 && indegree[b.index()] > 0 {
+                pred[b.index()] = Some(a);
             }
         }
-        let mut at = (0..n).find(|&i| indegree[i] > 0).unwrap() as u32;
+        let mut at = NodeId::new((0..n).find(|&i| indegree[i] > 0).unwrap());
         let mut seen = vec![false; n];
-        while !seen[at as usize] {
-            seen[at as usize] = true;
-            at = pred[at as usize]
+        while !seen[at.index()] {
+            seen[at.index()] = true;
+            at = pred[at.index()]
                 .expect("a node on or behind a cycle has an unfinished predecessor");
         }
         let mut path = vec![at];
-        let mut x = pred[at as usize].unwrap();
+        let mut x = pred[at.index()].unwrap();
         while x != at {
             path.push(x);
-            x = pred[x as usize].unwrap();
+            x = pred[x.index()].unwrap();
         }
         path.push(at);
         path.reverse();
@@ -292,7 +349,7 @@ impl Case {
 
 fn collect_buffers(raw: &[RawNode], levels: &[Level]) -> Result<Vec<NpuBuffer>, Error> {
     let mut by_id: HashMap<u64, NpuBuffer> = HashMap::new();
-    let mut frees: HashMap<u64, u32> = HashMap::new();
+    let mut frees: HashMap<u64, NodeId> = HashMap::new();
     for n in raw {
         let is_alloc = n.op == "ALLOC";
         if !is_alloc && n.op != "FREE" {
@@ -302,7 +359,7 @@ fn collect_buffers(raw: &[RawNode], levels: &[Level]) -> Result<Vec<NpuBuffer>, 
             .buf_id
             .ok_or_else(|| Error::invalid(format!("node {} ({}) has no BufId", n.id, n.op)))?;
         if !is_alloc {
-            if frees.insert(buf, n.id as u32).is_some() {
+            if frees.insert(buf, NodeId(n.id as u32)).is_some() {
                 return Err(Error::invalid(format!(
                     "buffer {buf} has two FREE nodes (the second is node {})",
                     n.id
@@ -319,6 +376,7 @@ fn collect_buffers(raw: &[RawNode], levels: &[Level]) -> Result<Vec<NpuBuffer>, 
         let level = levels
             .iter()
             .position(|l| l.name == type_name)
+            .map(LevelId::new)
             .ok_or_else(|| {
                 let known: Vec<&str> = levels.iter().map(|l| l.name.as_str()).collect();
                 Error::invalid(format!(
@@ -326,18 +384,19 @@ fn collect_buffers(raw: &[RawNode], levels: &[Level]) -> Result<Vec<NpuBuffer>, 
                     known.join(", ")
                 ))
             })?;
-        if size > levels[level].capacity {
+        let at = &levels[level.index()];
+        if size > at.capacity {
             return Err(Error::invalid(format!(
                 "buffer {buf} needs {size} units but {} holds only {}",
-                levels[level].name, levels[level].capacity
+                at.name, at.capacity
             )));
         }
         let b = NpuBuffer {
-            id: buf,
+            buf_id: buf,
             size,
             level,
-            alloc: n.id as u32,
-            free: u32::MAX,
+            alloc: NodeId(n.id as u32),
+            free: NodeId(u32::MAX),
             copy_in: false,
         };
         if by_id.insert(buf, b).is_some() {
@@ -358,17 +417,17 @@ fn collect_buffers(raw: &[RawNode], levels: &[Level]) -> Result<Vec<NpuBuffer>, 
         }
     }
     let mut buffers: Vec<NpuBuffer> = by_id.into_values().collect();
-    buffers.sort_by_key(|b| b.id);
-    if let Some(b) = buffers.iter().find(|b| b.free == u32::MAX) {
+    buffers.sort_by_key(|b| b.buf_id);
+    if let Some(b) = buffers.iter().find(|b| b.free == NodeId(u32::MAX)) {
         return Err(Error::invalid(format!(
             "buffer {} is allocated at node {} but never freed",
-            b.id, b.alloc
+            b.buf_id, b.alloc
         )));
     }
     Ok(buffers)
 }
 
-fn op_node(n: &RawNode, index: &HashMap<u64, u32>) -> Result<OpNode, Error> {
+fn op_node(n: &RawNode, index: &HashMap<u64, BufferId>) -> Result<OpNode, Error> {
     let pipe_name = n
         .pipe
         .as_deref()
@@ -390,7 +449,7 @@ fn op_node(n: &RawNode, index: &HashMap<u64, u32>) -> Result<OpNode, Error> {
                 ))
             })
         })
-        .collect::<Result<Vec<u32>, Error>>()?;
+        .collect::<Result<Vec<BufferId>, Error>>()?;
     Ok(OpNode {
         op: n.op.clone(),
         pipe,

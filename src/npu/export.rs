@@ -12,12 +12,12 @@ pub fn contest_files(case: &Case, solution: &Solution) -> ContestFiles {
     let plan = &solution.plan;
     let placed = solution.problem.places();
     ContestFiles {
-        schedule: plan.schedule.iter().map(|&n| u64::from(n)).collect(),
+        schedule: plan.schedule.iter().map(|&n| u64::from(n.0)).collect(),
         memory: if placed {
             case.buffers
                 .iter()
                 .zip(&plan.offsets)
-                .map(|(b, &o)| (b.id, o))
+                .map(|(b, &o)| (b.buf_id, o))
                 .collect()
         } else {
             Vec::new()
@@ -25,7 +25,7 @@ pub fn contest_files(case: &Case, solution: &Solution) -> ContestFiles {
         spills: plan
             .spills
             .iter()
-            .map(|s| (case.buffers[s.buffer as usize].id, s.new_offset))
+            .map(|s| (case.buffer(s.buffer).buf_id, s.new_offset))
             .collect(),
     }
 }
@@ -71,7 +71,8 @@ pub struct SpillView {
     pub new_offset: u64,
 }
 
-/// One scheduled node: its id, what it is, its pipe and cycles (`None` for ALLOC/FREE).
+/// One scheduled node: its id (a [`NodeId`](super::NodeId)'s number), what it is, its
+/// pipe and cycles (`None` for ALLOC/FREE).
 #[derive(Serialize)]
 pub struct NodeView {
     pub id: u32,
@@ -94,9 +95,9 @@ pub fn view(case: &Case, solution: &Solution) -> View {
         })
         .collect();
     for r in &plan.residencies {
-        let b = &case.buffers[r.buffer as usize];
-        levels[b.level].residencies.push(ResidencyView {
-            buffer: b.id,
+        let b = case.buffer(r.buffer);
+        levels[b.level.index()].residencies.push(ResidencyView {
+            buffer: b.buf_id,
             offset: r.offset,
             size: b.size,
             start: r.start,
@@ -104,9 +105,9 @@ pub fn view(case: &Case, solution: &Solution) -> View {
         });
     }
     for s in &plan.spills {
-        let b = &case.buffers[s.buffer as usize];
-        levels[b.level].spills.push(SpillView {
-            buffer: b.id,
+        let b = case.buffer(s.buffer);
+        levels[b.level.index()].spills.push(SpillView {
+            buffer: b.buf_id,
             bytes: s.cost,
             out_step: s.out_pos,
             in_step: s.in_pos,
@@ -119,16 +120,16 @@ pub fn view(case: &Case, solution: &Solution) -> View {
         .iter()
         .enumerate()
         .map(|(p, &id)| {
-            let op = match case.nodes.get(id as usize) {
+            let op = match case.nodes.get(id.index()) {
                 Some(Node::Alloc(_)) => "ALLOC".to_string(),
                 Some(Node::Free(_)) => "FREE".to_string(),
                 Some(Node::Op(o)) => o.op.clone(),
-                None if (id as usize - n).is_multiple_of(2) => "SPILL_OUT".to_string(),
+                None if (id.index() - n).is_multiple_of(2) => "SPILL_OUT".to_string(),
                 None => "SPILL_IN".to_string(),
             };
             let timing = solution.timing.as_ref();
             NodeView {
-                id,
+                id: id.0,
                 op,
                 pipe: timing.and_then(|t| t.pipe[p]).map(|p| p.name()),
                 start: timing.map(|t| t.start[p]),

@@ -3,30 +3,30 @@
 //! - Problem 1: the list scheduler; `baseline` keeps the case's own op order,
 //!   `best` takes the best of its capacity-blind priorities, run forwards and on
 //!   the reversed graph, by L1+UB peak, then improves it by block moves of its ops
-//!   and lifetime compressions (`reorder.rs`), restarts chained from the best.
+//!   and lifetime compressions (`residency/reorder/`), restarts chained from the
+//!   best.
 //! - Problem 2, `baseline`: the spilling article's method: depth-first topological
 //!   order, first fit, furthest next use as the victim.
 //! - Problem 2, `best`: a portfolio of orders (depth-first, the Problem 1
 //!   schedules, capacity-aware list schedules with three look-ahead depths, and the
-//!   task orders annealed against a spill model, `tasks.rs`), fit rules and victim
-//!   rules; the least-movement plans are then improved by block moves of their ops
-//!   judged by the allocator itself (`respill.rs`); the least extra data movement
-//!   wins, then the shorter makespan.
+//!   task orders annealed against a spill model, `movement/tasks/`), fit rules and
+//!   victim rules; the least-movement plans are then improved by block moves of
+//!   their ops judged by the allocator itself (`movement/respill.rs`); the least
+//!   extra data movement wins, then the shorter makespan.
 //! - Problem 3: the same portfolio, each plan re-sequenced for the pipes
-//!   (`tighten.rs`); the shortest makespan among plans whose movement is within 2%
-//!   of the least.
+//!   (`makespan/tighten.rs`); the shortest makespan among plans whose movement is
+//!   within 2% of the least.
 
-use super::case::Case;
-use super::pipes::{simulate, Timing};
+use super::case::{Case, NodeId};
+use super::makespan::pipes::{simulate, Timing};
+use super::makespan::tighten::tighten;
+use super::movement::respill;
+use super::movement::spill::{place, Fit, NpuPlan, SpillOptions, Victim};
+use super::movement::tasks::Tasks;
 use super::problem::Problem;
-use super::reorder::OpOrder;
-use super::respill;
-use super::schedule::{list_schedule, residency_peak, Priority};
-use super::spill::{place, Fit, NpuPlan, SpillOptions, Victim};
-use super::tasks::Tasks;
-use super::tighten::tighten;
+use super::residency::reorder::OpOrder;
+use super::residency::schedule::{list_schedule, residency_peak, Priority};
 use crate::error::Error;
-use crate::order::Deps;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
@@ -83,10 +83,7 @@ pub fn solve(case: &Case, problem: Problem, method: Method) -> Result<Solution, 
     }
 }
 
-/// The depth-first topological order of all nodes.
-pub fn dfs_order(case: &Case) -> Vec<u32> {
-    Deps::from_edges(case.nodes.len(), &case.edges).dfs()
-}
+pub use super::deps::dfs_order;
 
 /// Problem 3 re-sequences this many of the fastest plans within the movement limit.
 const TIGHTENED: usize = 4;
@@ -101,13 +98,13 @@ const PRIORITIES: [(Priority, &str); 6] = [
 ];
 
 /// The capacity-blind list schedules of `case` and of its reversal (read backwards).
-fn residency_orders(case: &Case) -> Vec<(Vec<u32>, String)> {
+fn residency_orders(case: &Case) -> Vec<(Vec<NodeId>, String)> {
     let blind = || {
         PRIORITIES
             .iter()
             .filter(|(p, _)| !matches!(p, Priority::Capacity(_)))
     };
-    let mut out: Vec<(Vec<u32>, String)> = blind()
+    let mut out: Vec<(Vec<NodeId>, String)> = blind()
         .filter_map(|&(p, name)| {
             list_schedule(case, p)
                 .ok()
@@ -125,7 +122,7 @@ fn residency_orders(case: &Case) -> Vec<(Vec<u32>, String)> {
 }
 
 fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
-    let candidates: Vec<(Vec<u32>, String)> = match method {
+    let candidates: Vec<(Vec<NodeId>, String)> = match method {
         Method::Baseline => PRIORITIES[..1]
             .iter()
             .filter_map(|&(p, name)| {
@@ -170,9 +167,9 @@ const P1_SEARCH_WORK: u64 = 15_000_000;
 const P1_RESTARTS: u64 = 12;
 
 /// `start` improved by block moves and lifetime compressions of its ops
-/// (`reorder.rs`), each restart from the best order so far (by peak, then steps at
-/// it); `None` when they find no lower peak.
-fn searched_p1(case: &Case, start: &[u32]) -> Option<Vec<u32>> {
+/// (`residency/reorder/`), each restart from the best order so far (by peak, then
+/// steps at it); `None` when they find no lower peak.
+fn searched_p1(case: &Case, start: &[NodeId]) -> Option<Vec<NodeId>> {
     let mut from = start.to_vec();
     let mut from_cost = None;
     for seed in 1..=P1_RESTARTS {
@@ -198,8 +195,8 @@ const TASK_STEPS_PER_PAIR: u64 = 100;
 const TASK_RUNS: [(usize, bool, u64); 4] =
     [(1, false, 1), (1, false, 2), (1, true, 1), (2, true, 1)];
 
-/// Orders from the task search (`tasks.rs`), one per run of [`TASK_RUNS`].
-fn task_orders(case: &Case) -> Vec<(Vec<u32>, String)> {
+/// Orders from the task search (`movement/tasks/`), one per run of [`TASK_RUNS`].
+fn task_orders(case: &Case) -> Vec<(Vec<NodeId>, String)> {
     let Ok(base) = list_schedule(case, Priority::Id) else {
         return Vec::new();
     };
@@ -242,11 +239,11 @@ const RESPILL_NODES: u64 = 8_000;
 const RESPILL_STARTS: usize = 3;
 
 /// The least-movement plans of the portfolio (one per order and movement) improved
-/// by block moves judged by the allocator itself (`respill.rs`), then the best of
-/// them improved again.
+/// by block moves judged by the allocator itself (`movement/respill.rs`), then the
+/// best of them improved again.
 fn searched(
     case: &Case,
-    orders: &[(Vec<u32>, String)],
+    orders: &[(Vec<NodeId>, String)],
     rules: &[(SpillOptions, &str)],
     seeds: &mut [(u64, usize, usize)],
 ) -> Vec<(NpuPlan, Timing, String)> {
@@ -262,7 +259,7 @@ fn searched(
     let each = work / (RESPILL_STARTS as u64 + 1);
     let mut out: Vec<(NpuPlan, Timing, String)> = Vec::new();
     // (movement, order, rule, schedule) of the best start after its search
-    let mut best: Option<(u64, usize, usize, Vec<u32>)> = None;
+    let mut best: Option<(u64, usize, usize, Vec<NodeId>)> = None;
     for (seed, &(moved, k, r)) in (1u64..).zip(&starts) {
         let plan = respill::improve(case, &orders[k].0, rules[r].0, each, seed);
         let (moved, schedule) = plan
@@ -435,11 +432,11 @@ fn pick(
             }
         })
         .expect("the least movement is among the plans");
-    let original: Vec<u32> = plan
+    let original: Vec<NodeId> = plan
         .schedule
         .iter()
         .copied()
-        .filter(|&n| (n as usize) < case.nodes.len())
+        .filter(|&n| !case.is_spill(n))
         .collect();
     let p1_peak = residency_peak(case, &original);
     Solution {

@@ -4,7 +4,7 @@
 
 use super::json_error;
 use memplan::error::Error;
-use memplan::npu::case::{Case, Level, Node, RawNode};
+use memplan::npu::case::{BufferId, Case, Level, Node, NodeId, RawNode};
 use serde::{Deserialize, Serialize};
 
 #[derive(Deserialize)]
@@ -53,20 +53,20 @@ struct OutNode<'a> {
 #[serde(rename_all = "PascalCase")]
 struct OutFile<'a> {
     nodes: Vec<OutNode<'a>>,
-    edges: &'a [(u32, u32)],
+    edges: &'a [(NodeId, NodeId)],
 }
 
 /// `case` as contest JSON, which [`read_json`] reads back to the same case: how
 /// `memplan export` writes a case given as the CSV pair, and how a demo carries it.
 pub fn write_json(case: &Case) -> String {
-    let buffer = |b: u32, op: &'static str, id: usize| {
-        let buf = &case.buffers[b as usize];
+    let buffer = |b: BufferId, op: &'static str, id: usize| {
+        let buf = case.buffer(b);
         OutNode {
             id,
             op,
-            buf_id: Some(buf.id),
+            buf_id: Some(buf.buf_id),
             size: Some(buf.size),
-            level: Some(&case.levels[buf.level].name),
+            level: Some(&case.level(buf.level).name),
             pipe: None,
             cycles: None,
             bufs: None,
@@ -87,12 +87,7 @@ pub fn write_json(case: &Case) -> String {
                 level: None,
                 pipe: Some(op.pipe.name()),
                 cycles: Some(op.cycles),
-                bufs: Some(
-                    op.bufs
-                        .iter()
-                        .map(|&b| case.buffers[b as usize].id)
-                        .collect(),
-                ),
+                bufs: Some(op.bufs.iter().map(|&b| case.buffer(b).buf_id).collect()),
             },
         })
         .collect();

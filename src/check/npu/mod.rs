@@ -26,7 +26,7 @@ mod violation;
 
 pub use violation::{EdgeOrigin, NodeRef, NpuViolation, Whereabouts};
 
-use crate::npu::case::{Case, Node, OpNode, Pipe};
+use crate::npu::case::{BufferId, Case, Node, OpNode, Pipe};
 use crate::npu::contest::ContestFiles;
 use crate::npu::problem::Problem;
 use std::collections::HashMap;
@@ -86,7 +86,7 @@ pub fn check_npu(case: &Case, problem: Problem, files: &ContestFiles) -> NpuRepo
         .iter()
         .filter_map(|s| s.buf)
         .map(|b| {
-            let buf = &case.buffers[b as usize];
+            let buf = case.buffer(b);
             if buf.copy_in {
                 buf.size
             } else {
@@ -123,7 +123,7 @@ impl Sink {
 
 /// One line of the spill file; `buf` is `None` when it names no buffer.
 struct Spill {
-    buf: Option<u32>,
+    buf: Option<BufferId>,
     offset: u64,
 }
 
@@ -142,11 +142,9 @@ fn resolve_spills(case: &Case, lines: &[(u64, u64)], sink: &mut Sink) -> Vec<Spi
         .collect()
 }
 
-fn buffer_index(case: &Case) -> HashMap<u64, u32> {
-    case.buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.id, i as u32))
+fn buffer_index(case: &Case) -> HashMap<u64, BufferId> {
+    case.buffer_ids()
+        .map(|b| (case.buffer(b).buf_id, b))
         .collect()
 }
 
@@ -158,8 +156,8 @@ struct Run<'a> {
 
 /// What a node of the run is.
 enum Kind<'a> {
-    Alloc(u32),
-    Free(u32),
+    Alloc(BufferId),
+    Free(BufferId),
     Op(&'a OpNode),
     SpillOut(usize),
     SpillIn(usize),
@@ -195,8 +193,8 @@ impl<'a> Run<'a> {
         self.case_nodes() + 2 * k as u32
     }
 
-    fn buf_id(&self, b: u32) -> u64 {
-        self.case.buffers[b as usize].id
+    fn buf_id(&self, b: BufferId) -> u64 {
+        self.case.buffer(b).buf_id
     }
 
     fn node_ref(&self, id: u32) -> NodeRef {
@@ -223,7 +221,7 @@ impl<'a> Run<'a> {
             let b = self.spills[k]
                 .buf
                 .expect("the makespan needs resolved spills");
-            &self.case.buffers[b as usize]
+            self.case.buffer(b)
         };
         match self.kind(id) {
             Kind::Alloc(_) | Kind::Free(_) => (None, 0),

@@ -79,24 +79,24 @@ impl Edges {
 /// not scheduled get no edge.
 pub(super) fn edges(run: &Run, schedule: &Schedule) -> Edges {
     let case = run.case;
-    let mut list = case.edges.clone();
+    let mut list: Vec<(u32, u32)> = case.edges.iter().map(|&(a, b)| (a.0, b.0)).collect();
     let mut spill = Vec::new();
     let users = users(run);
     let mut spilled: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
     for (k, s) in run.spills.iter().enumerate() {
         let Some(b) = s.buf else { continue };
-        let buf = &case.buffers[b as usize];
+        let buf = case.buffer(b);
         let out = run.spill_out(k);
         let back = out + 1;
         let mut add = |from: u32, to: u32| {
             list.push((from, to));
             spill.push(k as u32);
         };
-        add(buf.alloc, out);
+        add(buf.alloc.0, out);
         add(out, back);
-        add(back, buf.free);
+        add(back, buf.free.0);
         if let Some(out_at) = schedule.pos[out as usize] {
-            for &u in users[b as usize].iter().chain(&spilled[b as usize]) {
+            for &u in users[b.index()].iter().chain(&spilled[b.index()]) {
                 match schedule.pos[u as usize] {
                     Some(at) if at < out_at => add(u, out),
                     Some(_) => add(back, u),
@@ -104,7 +104,7 @@ pub(super) fn edges(run: &Run, schedule: &Schedule) -> Edges {
                 }
             }
         }
-        spilled[b as usize].extend([out, back]);
+        spilled[b.index()].extend([out, back]);
     }
     Edges {
         list,
@@ -119,7 +119,7 @@ fn users(run: &Run) -> Vec<Vec<u32>> {
     for id in 0..run.case_nodes() {
         if let Kind::Op(op) = run.kind(id) {
             for &b in &op.bufs {
-                let list = &mut users[b as usize];
+                let list = &mut users[b.index()];
                 if list.last() != Some(&id) {
                     list.push(id);
                 }

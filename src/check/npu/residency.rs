@@ -4,6 +4,7 @@
 //! and share no address with another residency of the level alive at the same time.
 
 use super::{Kind, NpuViolation, Run, Schedule, Sink, Whereabouts};
+use crate::npu::case::BufferId;
 use std::collections::HashMap;
 
 /// Each buffer's first offset from the memory file; unknown buffers, repeats and
@@ -16,20 +17,19 @@ pub(super) fn first_offsets(run: &Run, memory: &[(u64, u64)], sink: &mut Sink) -
             sink.push(|| NpuViolation::UnknownMemoryBuffer { buf });
             continue;
         };
-        match offsets[b as usize] {
+        match offsets[b.index()] {
             Some(first) => sink.push(|| NpuViolation::PlacedTwice {
                 buf,
                 offsets: (first, offset),
             }),
-            None => offsets[b as usize] = Some(offset),
+            None => offsets[b.index()] = Some(offset),
         }
     }
-    for (b, o) in offsets.iter().enumerate() {
+    for (buf, o) in run.case.buffers.iter().zip(&offsets) {
         if o.is_none() {
-            let buf = &run.case.buffers[b];
             sink.push(|| NpuViolation::Unplaced {
-                buf: buf.id,
-                level: run.case.levels[buf.level].name.clone(),
+                buf: buf.buf_id,
+                level: run.case.level(buf.level).name.clone(),
             });
         }
     }
@@ -38,7 +38,7 @@ pub(super) fn first_offsets(run: &Run, memory: &[(u64, u64)], sink: &mut Sink) -
 
 /// One stretch of a buffer in its level.
 pub(super) struct Residency {
-    pub buf: u32,
+    pub buf: BufferId,
     pub level: usize,
     pub offset: Option<u64>,
     pub size: u64,
@@ -89,11 +89,11 @@ pub(super) fn walk(
     };
     for &id in &schedule.order {
         match run.kind(id) {
-            Kind::Alloc(b) => w.open(id, b, offsets[b as usize], sink),
+            Kind::Alloc(b) => w.open(id, b, offsets[b.index()], sink),
             Kind::Free(b) => w.close(id, b, State::Freed(id), sink),
             Kind::Op(op) => {
                 for &b in &op.bufs {
-                    if !matches!(w.state[b as usize], State::Resident(_)) {
+                    if !matches!(w.state[b.index()], State::Resident(_)) {
                         sink.push(|| NpuViolation::NotResident {
                             node: run.node_ref(id),
                             buf: run.buf_id(b),
@@ -109,14 +109,14 @@ pub(super) fn walk(
             }
             Kind::SpillIn(k) => {
                 if let Some(b) = run.spills[k].buf {
-                    if !matches!(w.state[b as usize], State::Out(out) if out + 1 == id) {
+                    if !matches!(w.state[b.index()], State::Out(out) if out + 1 == id) {
                         sink.push(|| NpuViolation::BadReload {
                             node: run.node_ref(id),
                             buf: run.buf_id(b),
                             state: w.whereabouts(b),
                         });
                     }
-                    if !matches!(w.state[b as usize], State::Resident(_)) {
+                    if !matches!(w.state[b.index()], State::Resident(_)) {
                         w.open(id, b, Some(run.spills[k].offset), sink);
                     }
                 }
@@ -127,9 +127,9 @@ pub(super) fn walk(
 }
 
 impl Walk<'_, '_> {
-    fn whereabouts(&self, b: u32) -> Whereabouts {
+    fn whereabouts(&self, b: BufferId) -> Whereabouts {
         let node = |id: u32| self.run.node_ref(id);
-        match self.state[b as usize] {
+        match self.state[b.index()] {
             State::Before => Whereabouts::NotAllocated,
             State::Resident(r) => Whereabouts::Resident {
                 since: node(self.res.list[r as usize].start),
@@ -140,40 +140,40 @@ impl Walk<'_, '_> {
     }
 
     /// Starts a residency of `b` at node `id`, checking its place against the level.
-    fn open(&mut self, id: u32, b: u32, offset: Option<u64>, sink: &mut Sink) {
-        let buf = &self.run.case.buffers[b as usize];
+    fn open(&mut self, id: u32, b: BufferId, offset: Option<u64>, sink: &mut Sink) {
+        let buf = self.run.case.buffer(b);
         let r = self.res.list.len() as u32;
         self.res.list.push(Residency {
             buf: b,
-            level: buf.level,
+            level: buf.level.index(),
             offset,
             size: buf.size,
             start: id,
         });
         self.res.started_by.insert(id, r);
-        self.state[b as usize] = State::Resident(r);
+        self.state[b.index()] = State::Resident(r);
         if let Some(offset) = offset {
             self.check_place(id, b, offset, sink);
         }
-        self.alive[buf.level].push(r);
+        self.alive[buf.level.index()].push(r);
     }
 
-    fn check_place(&self, id: u32, b: u32, offset: u64, sink: &mut Sink) {
+    fn check_place(&self, id: u32, b: BufferId, offset: u64, sink: &mut Sink) {
         let run = self.run;
-        let buf = &run.case.buffers[b as usize];
-        let level = &run.case.levels[buf.level];
+        let buf = run.case.buffer(b);
+        let level = run.case.level(buf.level);
         let end = offset.saturating_add(buf.size);
         if end > level.capacity {
             sink.push(|| NpuViolation::PastCapacity {
                 node: run.node_ref(id),
-                buf: buf.id,
+                buf: buf.buf_id,
                 level: level.name.clone(),
                 offset,
                 size: buf.size,
                 capacity: level.capacity,
             });
         }
-        for &q in &self.alive[buf.level] {
+        for &q in &self.alive[buf.level.index()] {
             let other = &self.res.list[q as usize];
             let Some(o) = other.offset else { continue };
             let o_end = o.saturating_add(other.size);
@@ -181,7 +181,7 @@ impl Walk<'_, '_> {
                 sink.push(|| NpuViolation::Overlap {
                     level: level.name.clone(),
                     node: run.node_ref(id),
-                    buf: buf.id,
+                    buf: buf.buf_id,
                     range: (offset, end),
                     other: run.buf_id(other.buf),
                     other_range: (o, o_end),
@@ -192,15 +192,15 @@ impl Walk<'_, '_> {
     }
 
     /// Ends the residency of `b` at node `id` (a FREE or a SPILL_OUT, giving `then`).
-    fn close(&mut self, id: u32, b: u32, then: State, sink: &mut Sink) {
-        match self.state[b as usize] {
+    fn close(&mut self, id: u32, b: BufferId, then: State, sink: &mut Sink) {
+        match self.state[b.index()] {
             State::Resident(r) => {
                 self.res.ended_by.insert(id, r);
                 let level = &mut self.alive[self.res.list[r as usize].level];
                 if let Some(i) = level.iter().position(|&x| x == r) {
                     level.swap_remove(i);
                 }
-                self.state[b as usize] = then;
+                self.state[b.index()] = then;
             }
             _ => {
                 sink.push(|| NpuViolation::NotResident {
@@ -209,7 +209,7 @@ impl Walk<'_, '_> {
                     state: self.whereabouts(b),
                 });
                 if matches!(then, State::Freed(_)) {
-                    self.state[b as usize] = then;
+                    self.state[b.index()] = then;
                 }
             }
         }

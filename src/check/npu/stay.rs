@@ -3,6 +3,7 @@
 //! level (every level whose name starts with `L0`).
 
 use super::{Kind, NpuViolation, Run, Schedule, Sink};
+use crate::npu::case::BufferId;
 
 pub(super) fn p1_peak(run: &Run, schedule: &Schedule) -> u64 {
     let counted: Vec<bool> = run
@@ -11,9 +12,9 @@ pub(super) fn p1_peak(run: &Run, schedule: &Schedule) -> u64 {
         .iter()
         .map(|l| l.name == "L1" || l.name == "UB")
         .collect();
-    let size = |b: u32| {
-        let buf = &run.case.buffers[b as usize];
-        if counted[buf.level] {
+    let size = |b: BufferId| {
+        let buf = run.case.buffer(b);
+        if counted[buf.level.index()] {
             buf.size
         } else {
             0
@@ -37,8 +38,8 @@ pub(super) fn p1_peak(run: &Run, schedule: &Schedule) -> u64 {
 struct Clash {
     position: u32,
     node: u32,
-    buf: u32,
-    other: u32,
+    buf: BufferId,
+    other: BufferId,
     count: usize,
 }
 
@@ -47,12 +48,12 @@ struct Clash {
 pub(super) fn check_l0(run: &Run, schedule: &Schedule, sink: &mut Sink) {
     let levels = &run.case.levels;
     let is_l0: Vec<bool> = levels.iter().map(|l| l.name.starts_with("L0")).collect();
-    let mut alive: Vec<Vec<u32>> = vec![Vec::new(); levels.len()];
+    let mut alive: Vec<Vec<BufferId>> = vec![Vec::new(); levels.len()];
     let mut clashes: Vec<Option<Clash>> = (0..levels.len()).map(|_| None).collect();
     for &id in &schedule.order {
         match run.kind(id) {
             Kind::Alloc(b) => {
-                let level = run.case.buffers[b as usize].level;
+                let level = run.case.buffer(b).level.index();
                 if !is_l0[level] {
                     continue;
                 }
@@ -69,7 +70,7 @@ pub(super) fn check_l0(run: &Run, schedule: &Schedule, sink: &mut Sink) {
                 alive[level].push(b);
             }
             Kind::Free(b) => {
-                let level = run.case.buffers[b as usize].level;
+                let level = run.case.buffer(b).level.index();
                 if let Some(i) = alive[level].iter().position(|&x| x == b) {
                     alive[level].swap_remove(i);
                 }

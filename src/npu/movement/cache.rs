@@ -3,7 +3,7 @@
 //! addresses (fragmentation) and only estimates what a schedule will spill; the
 //! allocator in `spill.rs` places the real offsets afterwards.
 
-use super::case::Case;
+use super::super::case::{BufferId, Case, LevelId};
 
 pub struct Cache {
     capacity: Vec<u64>,
@@ -12,9 +12,9 @@ pub struct Cache {
     last_use: Vec<u64>,
     clock: u64,
     /// Resident buffers per level, in no particular order.
-    members: Vec<Vec<u32>>,
+    members: Vec<Vec<BufferId>>,
     /// Members of each level, least recently used first; rebuilt after a change.
-    lru: std::cell::RefCell<Vec<Option<Vec<u32>>>>,
+    lru: std::cell::RefCell<Vec<Option<Vec<BufferId>>>>,
 }
 
 impl Cache {
@@ -31,21 +31,19 @@ impl Cache {
     }
 
     /// Data a schedule would move to make every buffer of `bufs` resident now.
-    pub fn cost_to_load(&self, case: &Case, bufs: &[u32]) -> u64 {
+    pub fn cost_to_load(&self, case: &Case, bufs: &[BufferId]) -> u64 {
         let mut cost = 0;
-        let mut levels: Vec<usize> = bufs
-            .iter()
-            .map(|&b| case.buffers[b as usize].level)
-            .collect();
+        let mut levels: Vec<LevelId> = bufs.iter().map(|&b| case.buffer(b).level).collect();
         levels.sort_unstable();
         levels.dedup();
         for level in levels {
             let need: u64 = bufs
                 .iter()
-                .filter(|&&b| case.buffers[b as usize].level == level && !self.resident[b as usize])
-                .map(|&b| case.buffers[b as usize].size)
+                .filter(|&&b| case.buffer(b).level == level && !self.resident[b.index()])
+                .map(|&b| case.buffer(b).size)
                 .sum();
-            let mut free = self.capacity[level].saturating_sub(self.used[level]);
+            let l = level.index();
+            let mut free = self.capacity[l].saturating_sub(self.used[l]);
             if need <= free {
                 continue;
             }
@@ -58,7 +56,7 @@ impl Cache {
                 if need <= free {
                     break;
                 }
-                free += case.buffers[v as usize].size;
+                free += case.buffer(v).size;
                 cost += spill_cost(case, v);
             }
         }
@@ -66,7 +64,7 @@ impl Cache {
     }
 
     /// Least recently used first, never one of `pinned`.
-    fn victims(&self, level: usize, pinned: &[u32]) -> Vec<u32> {
+    fn victims(&self, level: LevelId, pinned: &[BufferId]) -> Vec<BufferId> {
         let mut lru = self.lru.borrow_mut();
         self.order(&mut lru, level)
             .iter()
@@ -76,53 +74,55 @@ impl Cache {
     }
 
     /// The members of `level`, least recently used first (cached in `lru`).
-    fn order<'c>(&self, lru: &'c mut [Option<Vec<u32>>], level: usize) -> &'c [u32] {
-        lru[level].get_or_insert_with(|| {
-            let mut v = self.members[level].clone();
-            v.sort_by_key(|&b| (self.last_use[b as usize], b));
+    fn order<'c>(&self, lru: &'c mut [Option<Vec<BufferId>>], level: LevelId) -> &'c [BufferId] {
+        lru[level.index()].get_or_insert_with(|| {
+            let mut v = self.members[level.index()].clone();
+            v.sort_by_key(|&b| (self.last_use[b.index()], b));
             v
         })
     }
 
-    fn changed(&mut self, level: usize) {
-        self.lru.get_mut()[level] = None;
+    fn changed(&mut self, level: LevelId) {
+        self.lru.get_mut()[level.index()] = None;
     }
 
     /// Makes `bufs` resident (evicting as needed) and marks them used now.
-    pub fn load(&mut self, case: &Case, bufs: &[u32]) {
+    pub fn load(&mut self, case: &Case, bufs: &[BufferId]) {
         self.clock += 1;
         for &b in bufs {
-            let buf = &case.buffers[b as usize];
-            if !self.resident[b as usize] {
+            let buf = case.buffer(b);
+            if !self.resident[b.index()] {
                 let level = buf.level;
+                let l = level.index();
                 let mut victims = self.victims(level, bufs).into_iter();
-                while self.used[level] + buf.size > self.capacity[level] {
+                while self.used[l] + buf.size > self.capacity[l] {
                     let Some(v) = victims.next() else { break };
                     self.drop(case, v);
                 }
-                self.resident[b as usize] = true;
-                self.used[level] += buf.size;
-                self.members[level].push(b);
+                self.resident[b.index()] = true;
+                self.used[l] += buf.size;
+                self.members[l].push(b);
             }
-            self.last_use[b as usize] = self.clock;
+            self.last_use[b.index()] = self.clock;
             self.changed(buf.level);
         }
     }
 
     /// Removes `b` (freed or evicted).
-    pub fn drop(&mut self, case: &Case, b: u32) {
-        if std::mem::replace(&mut self.resident[b as usize], false) {
-            let buf = &case.buffers[b as usize];
-            self.used[buf.level] -= buf.size;
-            self.members[buf.level].retain(|&x| x != b);
+    pub fn drop(&mut self, case: &Case, b: BufferId) {
+        if std::mem::replace(&mut self.resident[b.index()], false) {
+            let buf = case.buffer(b);
+            let l = buf.level.index();
+            self.used[l] -= buf.size;
+            self.members[l].retain(|&x| x != b);
             self.changed(buf.level);
         }
     }
 }
 
 /// Data moved by one spill of `b`: its size when a COPY_IN loaded it, else twice.
-pub fn spill_cost(case: &Case, b: u32) -> u64 {
-    let buf = &case.buffers[b as usize];
+pub fn spill_cost(case: &Case, b: BufferId) -> u64 {
+    let buf = case.buffer(b);
     if buf.copy_in {
         buf.size
     } else {

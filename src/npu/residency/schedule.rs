@@ -10,10 +10,10 @@
 //! user of that buffer could then run without waiting on a level held elsewhere:
 //! this keeps the one-per-level rule from deadlocking.
 
-use super::cache::Cache;
-use super::case::{Case, Node};
+use super::super::case::{BufferId, Case, LevelId, Node, NodeId};
+use super::super::deps::NodeDeps;
+use super::super::movement::cache::Cache;
 use crate::error::Error;
-use crate::order::Deps;
 
 /// Ops ranked plus look-ahead ops visited before a capacity-aware list schedule
 /// gives up (a deterministic time budget of a few seconds).
@@ -41,20 +41,22 @@ struct State<'a> {
     work: std::cell::Cell<u64>,
     /// Cached [`State::growth`] per node; `i64::MIN` when stale.
     growth_of: Vec<std::cell::Cell<i64>>,
-    deps: Deps,
+    deps: NodeDeps,
     remaining: Vec<u32>,
     /// Undone predecessors that are not ALLOCs, per node.
     waiting: Vec<u32>,
     /// Ops whose non-ALLOC predecessors are all done.
-    ready: std::collections::BTreeSet<u32>,
+    ready: std::collections::BTreeSet<NodeId>,
     done: Vec<bool>,
     /// Users (op nodes) of each buffer.
-    users: Vec<Vec<u32>>,
+    users: Vec<Vec<NodeId>>,
     /// Live buffer of each single-buffer level.
-    holder: Vec<Option<u32>>,
+    holder: Vec<Option<BufferId>>,
+    /// Per level: its bytes count in the peak.
     counted: Vec<bool>,
+    /// Per level: it holds one buffer at a time.
     single: Vec<bool>,
-    order: Vec<u32>,
+    order: Vec<NodeId>,
     cache: Cache,
 }
 
@@ -74,11 +76,11 @@ pub enum Priority {
 }
 
 /// A Problem 1 schedule: every node once, in a topological order.
-pub fn min_residency(case: &Case) -> Result<Vec<u32>, Error> {
+pub fn min_residency(case: &Case) -> Result<Vec<NodeId>, Error> {
     list_schedule(case, Priority::Growth)
 }
 
-pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error> {
+pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<NodeId>, Error> {
     let mut s = State::new(case);
     while !s.ready.is_empty() {
         s.work.set(s.work.get() + s.ready.len() as u64);
@@ -92,7 +94,7 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error>
         let pick = match priority {
             Priority::Id => s.ready.iter().copied().find(|&o| s.l0_ok(o)),
             _ => {
-                let ranked: Vec<(u64, i64, u32)> = s
+                let ranked: Vec<(u64, i64, NodeId)> = s
                     .ready
                     .iter()
                     .map(|&o| match priority {
@@ -101,7 +103,7 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error>
                         Priority::Capacity(depth) => (s.load_cost(o, depth), s.growth(o), o),
                     })
                     .collect();
-                let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, i64, u32)>> =
+                let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, i64, NodeId)>> =
                     ranked.into_iter().map(std::cmp::Reverse).collect();
                 std::iter::from_fn(|| heap.pop())
                     .map(|std::cmp::Reverse((_, _, o))| o)
@@ -117,8 +119,9 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error>
         };
         s.run_op(op);
     }
-    if let Some(op) = (0..case.nodes.len() as u32)
-        .find(|&i| !s.done[i as usize] && matches!(case.nodes[i as usize], Node::Op(_)))
+    if let Some(op) = case
+        .node_ids()
+        .find(|&i| !s.done[i.index()] && case.is_op(i))
     {
         return Err(Error::invalid(format!(
             "problem 1 scheduler is stuck: {} never becomes available",
@@ -126,8 +129,8 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error>
         )));
     }
     // ALLOC/FREE pairs of buffers no op uses
-    for i in 0..case.nodes.len() as u32 {
-        if !s.done[i as usize] {
+    for i in case.node_ids() {
+        if !s.done[i.index()] {
             s.emit(i);
         }
     }
@@ -136,22 +139,22 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<u32>, Error>
 
 impl<'a> State<'a> {
     fn new(case: &'a Case) -> State<'a> {
-        let deps = Deps::from_edges(case.nodes.len(), &case.edges);
+        let deps = NodeDeps::of(case);
         let remaining = deps.pred.iter().map(|p| p.len() as u32).collect();
-        let is_alloc = |p: &u32| matches!(case.nodes[*p as usize], Node::Alloc(_));
         let waiting: Vec<u32> = deps
             .pred
             .iter()
-            .map(|p| p.iter().filter(|q| !is_alloc(q)).count() as u32)
+            .map(|p| p.iter().filter(|&&q| !case.is_alloc(q)).count() as u32)
             .collect();
-        let ready = (0..case.nodes.len() as u32)
-            .filter(|&i| waiting[i as usize] == 0 && matches!(case.nodes[i as usize], Node::Op(_)))
+        let ready = case
+            .node_ids()
+            .filter(|&i| waiting[i.index()] == 0 && case.is_op(i))
             .collect();
-        let mut users: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
-        for (i, n) in case.nodes.iter().enumerate() {
+        let mut users: Vec<Vec<NodeId>> = vec![Vec::new(); case.buffers.len()];
+        for (i, n) in case.node_ids().zip(&case.nodes) {
             if let Node::Op(op) = n {
                 for &b in &op.bufs {
-                    users[b as usize].push(i as u32);
+                    users[b.index()].push(i);
                 }
             }
         }
@@ -175,62 +178,76 @@ impl<'a> State<'a> {
         }
     }
 
-    fn is_alloc(&self, n: u32) -> bool {
-        matches!(self.case.nodes[n as usize], Node::Alloc(_))
+    /// Level of buffer `b`.
+    fn level(&self, b: BufferId) -> LevelId {
+        self.case.buffer(b).level
+    }
+
+    fn is_single(&self, level: LevelId) -> bool {
+        self.single[level.index()]
+    }
+
+    fn holder(&self, level: LevelId) -> Option<BufferId> {
+        self.holder[level.index()]
+    }
+
+    fn is_done(&self, n: NodeId) -> bool {
+        self.done[n.index()]
     }
 
     /// Buffers `op` needs that are not allocated yet.
-    fn new_buffers(&self, op: u32) -> impl Iterator<Item = u32> + '_ {
-        self.deps.pred[op as usize]
+    fn new_buffers(&self, op: NodeId) -> impl Iterator<Item = BufferId> + '_ {
+        self.deps
+            .pred(op)
             .iter()
-            .filter(|&&p| !self.done[p as usize])
-            .filter_map(|&p| match self.case.nodes[p as usize] {
-                Node::Alloc(b) => Some(b),
+            .filter(|&&p| !self.is_done(p))
+            .filter_map(|&p| match self.case.node(p) {
+                Node::Alloc(b) => Some(*b),
                 _ => None,
             })
     }
 
-    fn l0_ok(&self, op: u32) -> bool {
-        let mut claimed: Vec<usize> = Vec::new();
+    fn l0_ok(&self, op: NodeId) -> bool {
+        let mut claimed: Vec<LevelId> = Vec::new();
         for b in self.new_buffers(op) {
-            let level = self.case.buffers[b as usize].level;
-            if !self.single[level] {
+            let level = self.level(b);
+            if !self.is_single(level) {
                 continue;
             }
-            if self.holder[level].is_some() || claimed.contains(&level) {
+            if self.holder(level).is_some() || claimed.contains(&level) {
                 return false;
             }
             claimed.push(level);
         }
         // a new L0 buffer x may not wait on a level whose holder in turn waits on x's level
         for x in self.new_buffers(op) {
-            let level = self.case.buffers[x as usize].level;
-            if self.single[level] && self.would_deadlock(x, level) {
+            let level = self.level(x);
+            if self.is_single(level) && self.would_deadlock(x, level) {
                 return false;
             }
         }
         true
     }
 
-    fn is_live(&self, b: u32) -> bool {
-        self.holder[self.case.buffers[b as usize].level] == Some(b)
+    fn is_live(&self, b: BufferId) -> bool {
+        self.holder(self.level(b)) == Some(b)
     }
 
     /// True when opening `x` could leave its level locked forever: a user of `x` waits
     /// on an op that needs another new buffer on `x`'s level, or needs a buffer on a
     /// level held by `y` while a remaining user of `y` needs a new buffer on `x`'s level.
-    fn would_deadlock(&self, x: u32, level: usize) -> bool {
+    fn would_deadlock(&self, x: BufferId, level: LevelId) -> bool {
         self.waits_on_level(x, level) || self.crosses_holder(x, level)
     }
 
     /// Searches the undone ancestors of `x`'s users for an op needing a new buffer on `level`.
-    fn waits_on_level(&self, x: u32, level: usize) -> bool {
+    fn waits_on_level(&self, x: BufferId, level: LevelId) -> bool {
         const LIMIT: usize = 4096;
-        let mut seen: std::collections::HashSet<u32> = std::collections::HashSet::new();
-        let mut stack: Vec<u32> = self.users[x as usize]
+        let mut seen: std::collections::HashSet<NodeId> = std::collections::HashSet::new();
+        let mut stack: Vec<NodeId> = self.users[x.index()]
             .iter()
             .copied()
-            .filter(|&u| !self.done[u as usize])
+            .filter(|&u| !self.is_done(u))
             .collect();
         while let Some(n) = stack.pop() {
             if !seen.insert(n) {
@@ -239,45 +256,45 @@ impl<'a> State<'a> {
             if seen.len() > LIMIT {
                 return true;
             }
-            if let Node::Op(op) = &self.case.nodes[n as usize] {
-                let needs = op.bufs.iter().any(|&w| {
-                    w != x && self.case.buffers[w as usize].level == level && !self.is_live(w)
-                });
+            if let Node::Op(op) = self.case.node(n) {
+                let needs = op
+                    .bufs
+                    .iter()
+                    .any(|&w| w != x && self.level(w) == level && !self.is_live(w));
                 if needs && !op.bufs.contains(&x) {
                     return true;
                 }
             }
             stack.extend(
-                self.deps.pred[n as usize]
+                self.deps
+                    .pred(n)
                     .iter()
                     .copied()
-                    .filter(|&p| !self.done[p as usize] && !self.is_alloc(p)),
+                    .filter(|&p| !self.is_done(p) && !self.case.is_alloc(p)),
             );
         }
         false
     }
 
-    fn crosses_holder(&self, x: u32, level: usize) -> bool {
-        for &u in &self.users[x as usize] {
-            let Node::Op(user) = &self.case.nodes[u as usize] else {
+    fn crosses_holder(&self, x: BufferId, level: LevelId) -> bool {
+        for &u in &self.users[x.index()] {
+            let Node::Op(user) = self.case.node(u) else {
                 continue;
             };
             for &z in &user.bufs {
-                let lz = self.case.buffers[z as usize].level;
-                if z == x || !self.single[lz] || self.is_live(z) {
+                let lz = self.level(z);
+                if z == x || !self.is_single(lz) || self.is_live(z) {
                     continue;
                 }
-                let Some(y) = self.holder[lz] else { continue };
-                for &v in self.users[y as usize]
-                    .iter()
-                    .filter(|&&v| !self.done[v as usize])
-                {
-                    let Node::Op(other) = &self.case.nodes[v as usize] else {
+                let Some(y) = self.holder(lz) else { continue };
+                for &v in self.users[y.index()].iter().filter(|&&v| !self.is_done(v)) {
+                    let Node::Op(other) = self.case.node(v) else {
                         continue;
                     };
-                    let blocked = other.bufs.iter().any(|&w| {
-                        w != x && self.case.buffers[w as usize].level == level && !self.is_live(w)
-                    });
+                    let blocked = other
+                        .bufs
+                        .iter()
+                        .any(|&w| w != x && self.level(w) == level && !self.is_live(w));
                     if blocked {
                         return true;
                     }
@@ -291,23 +308,23 @@ impl<'a> State<'a> {
     /// capacities. It looks one op ahead: the buffers of every undone op feeding the
     /// same successors count too, so a step is cheap only when its partners' data is
     /// resident as well.
-    fn load_cost(&self, op: u32, lookahead: usize) -> u64 {
-        let Node::Op(o) = &self.case.nodes[op as usize] else {
+    fn load_cost(&self, op: NodeId, lookahead: usize) -> u64 {
+        let Node::Op(o) = self.case.node(op) else {
             return 0;
         };
         let mut bufs = o.bufs.clone();
         let mut seen = vec![op];
         let mut frontier = vec![op];
         while let Some(a) = frontier.pop() {
-            for &s in &self.deps.succ[a as usize] {
-                if !matches!(self.case.nodes[s as usize], Node::Op(_)) {
+            for &s in self.deps.succ(a) {
+                if !self.case.is_op(s) {
                     continue;
                 }
-                for &q in self.deps.pred[s as usize].iter().chain(std::iter::once(&s)) {
-                    let Node::Op(partner) = &self.case.nodes[q as usize] else {
+                for &q in self.deps.pred(s).iter().chain(std::iter::once(&s)) {
+                    let Node::Op(partner) = self.case.node(q) else {
                         continue;
                     };
-                    if self.done[q as usize] || seen.contains(&q) || seen.len() >= lookahead {
+                    if self.is_done(q) || seen.contains(&q) || seen.len() >= lookahead {
                         continue;
                     }
                     seen.push(q);
@@ -328,29 +345,29 @@ impl<'a> State<'a> {
     }
 
     /// Counted bytes `op` allocates minus those it frees.
-    fn growth(&self, op: u32) -> i64 {
-        let cached = self.growth_of[op as usize].get();
+    fn growth(&self, op: NodeId) -> i64 {
+        let cached = self.growth_of[op.index()].get();
         if cached != i64::MIN {
             return cached;
         }
         let g = self.compute_growth(op);
-        self.growth_of[op as usize].set(g);
+        self.growth_of[op.index()].set(g);
         g
     }
 
-    fn compute_growth(&self, op: u32) -> i64 {
+    fn compute_growth(&self, op: NodeId) -> i64 {
         let mut g: i64 = 0;
         for b in self.new_buffers(op) {
-            let buf = &self.case.buffers[b as usize];
-            if self.counted[buf.level] {
+            let buf = self.case.buffer(b);
+            if self.counted[buf.level.index()] {
                 g += buf.size as i64;
             }
         }
-        for &s in &self.deps.succ[op as usize] {
-            if let Node::Free(b) = self.case.nodes[s as usize] {
+        for &s in self.deps.succ(op) {
+            if let Node::Free(b) = self.case.node(s) {
                 // `op` is an undone predecessor of `s`: it frees `b` when it is the last
-                let buf = &self.case.buffers[b as usize];
-                if self.remaining[s as usize] == 1 && self.counted[buf.level] {
+                let buf = self.case.buffer(*b);
+                if self.remaining[s.index()] == 1 && self.counted[buf.level.index()] {
                     g -= buf.size as i64;
                 }
             }
@@ -358,69 +375,67 @@ impl<'a> State<'a> {
         g
     }
 
-    fn emit(&mut self, n: u32) {
-        self.done[n as usize] = true;
+    fn emit(&mut self, n: NodeId) {
+        self.done[n.index()] = true;
         self.order.push(n);
-        match &self.case.nodes[n as usize] {
+        match self.case.node(n) {
             Node::Alloc(b) => {
                 let b = *b;
                 self.cache.load(self.case, &[b]);
-                let level = self.case.buffers[b as usize].level;
-                if self.single[level] {
-                    self.holder[level] = Some(b);
+                let level = self.level(b);
+                if self.is_single(level) {
+                    self.holder[level.index()] = Some(b);
                 }
             }
             Node::Free(b) => {
                 let b = *b;
                 self.cache.drop(self.case, b);
-                let level = self.case.buffers[b as usize].level;
-                if self.holder[level] == Some(b) {
-                    self.holder[level] = None;
+                let level = self.level(b);
+                if self.holder(level) == Some(b) {
+                    self.holder[level.index()] = None;
                 }
             }
             Node::Op(op) => self.cache.load(self.case, &op.bufs),
         }
-        let alloc = self.is_alloc(n);
+        let alloc = self.case.is_alloc(n);
         self.ready.remove(&n);
-        for k in 0..self.deps.succ[n as usize].len() {
-            let s = self.deps.succ[n as usize][k];
-            self.remaining[s as usize] -= 1;
+        for k in 0..self.deps.succ(n).len() {
+            let s = self.deps.succ(n)[k];
+            self.remaining[s.index()] -= 1;
             // growth reads undone ALLOC predecessors and the FREEs an op completes
-            self.growth_of[s as usize].set(i64::MIN);
-            if matches!(self.case.nodes[s as usize], Node::Free(_)) {
-                for &q in &self.deps.pred[s as usize] {
-                    self.growth_of[q as usize].set(i64::MIN);
+            self.growth_of[s.index()].set(i64::MIN);
+            if self.case.is_free(s) {
+                for &q in self.deps.pred(s) {
+                    self.growth_of[q.index()].set(i64::MIN);
                 }
             }
             if !alloc {
-                self.waiting[s as usize] -= 1;
-                if self.waiting[s as usize] == 0
-                    && matches!(self.case.nodes[s as usize], Node::Op(_))
-                {
+                self.waiting[s.index()] -= 1;
+                if self.waiting[s.index()] == 0 && self.case.is_op(s) {
                     self.ready.insert(s);
                 }
             }
         }
     }
 
-    fn run_op(&mut self, op: u32) {
-        let allocs: Vec<u32> = self.deps.pred[op as usize]
+    fn run_op(&mut self, op: NodeId) {
+        let allocs: Vec<NodeId> = self
+            .deps
+            .pred(op)
             .iter()
             .copied()
-            .filter(|&p| !self.done[p as usize])
+            .filter(|&p| !self.is_done(p))
             .collect();
         for a in allocs {
             self.emit(a);
         }
         self.emit(op);
-        let frees: Vec<u32> = self.deps.succ[op as usize]
+        let frees: Vec<NodeId> = self
+            .deps
+            .succ(op)
             .iter()
             .copied()
-            .filter(|&s| {
-                matches!(self.case.nodes[s as usize], Node::Free(_))
-                    && self.remaining[s as usize] == 0
-                    && !self.done[s as usize]
-            })
+            .filter(|&s| self.case.is_free(s) && self.remaining[s.index()] == 0 && !self.is_done(s))
             .collect();
         for f in frees {
             self.emit(f);
@@ -429,18 +444,17 @@ impl<'a> State<'a> {
 }
 
 /// Peak of counted (L1+UB) bytes walking `order`'s ALLOC and FREE nodes.
-pub fn residency_peak(case: &Case, order: &[u32]) -> u64 {
+pub fn residency_peak(case: &Case, order: &[NodeId]) -> u64 {
     let counted = counted_levels(case);
+    let counts = |b: &BufferId| counted[case.buffer(*b).level.index()];
     let (mut live, mut peak) = (0u64, 0u64);
     for &n in order {
-        match case.nodes.get(n as usize) {
-            Some(Node::Alloc(b)) if counted[case.buffers[*b as usize].level] => {
-                live += case.buffers[*b as usize].size;
+        match case.nodes.get(n.index()) {
+            Some(Node::Alloc(b)) if counts(b) => {
+                live += case.buffer(*b).size;
                 peak = peak.max(live);
             }
-            Some(Node::Free(b)) if counted[case.buffers[*b as usize].level] => {
-                live -= case.buffers[*b as usize].size
-            }
+            Some(Node::Free(b)) if counts(b) => live -= case.buffer(*b).size,
             _ => {}
         }
     }

@@ -4,8 +4,8 @@
 //! time and no pipe; SPILL_IN runs on MTE2 and SPILL_OUT on MTE3 for `2 * size + 150`
 //! cycles (a SPILL_OUT of a COPY_IN buffer takes none).
 
-use super::case::{Case, Node, Pipe};
-use super::spill::NpuPlan;
+use super::super::case::{Case, Node, NodeId, Pipe};
+use super::super::movement::spill::NpuPlan;
 
 /// Cycles of a spill transfer of `size` units.
 pub fn spill_cycles(size: u64) -> u64 {
@@ -36,8 +36,8 @@ pub fn simulate(case: &Case, plan: &NpuPlan) -> Timing {
     let mut ended: Vec<Ended> = (0..case.levels.len()).map(|_| Ended::default()).collect();
     let span = |r: usize| {
         let res = &plan.residencies[r];
-        let b = &case.buffers[res.buffer as usize];
-        (b.level, res.offset, res.offset + b.size)
+        let b = case.buffer(res.buffer);
+        (b.level.index(), res.offset, res.offset + b.size)
     };
     let (pipe, duration) = costs(case, plan);
     let mut start = vec![0u64; len];
@@ -84,35 +84,34 @@ pub(super) fn dependencies(case: &Case, plan: &NpuPlan) -> Vec<Vec<u32>> {
     let n = case.nodes.len();
     let mut pos_of = vec![u32::MAX; n + 2 * plan.spills.len()];
     for (p, &id) in plan.schedule.iter().enumerate() {
-        pos_of[id as usize] = p as u32;
+        pos_of[id.index()] = p as u32;
     }
     let mut preds: Vec<Vec<u32>> = vec![Vec::new(); plan.schedule.len()];
-    let mut edge = |a: u32, b: u32| preds[pos_of[b as usize] as usize].push(pos_of[a as usize]);
+    let mut edge = |a: NodeId, b: NodeId| preds[pos_of[b.index()] as usize].push(pos_of[a.index()]);
     for &(a, b) in &case.edges {
         edge(a, b);
     }
-    let mut users: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
-    for (i, node) in case.nodes.iter().enumerate() {
+    let mut users: Vec<Vec<NodeId>> = vec![Vec::new(); case.buffers.len()];
+    for (i, node) in case.node_ids().zip(&case.nodes) {
         if let Node::Op(op) = node {
-            op.bufs
-                .iter()
-                .for_each(|&b| users[b as usize].push(i as u32));
+            op.bufs.iter().for_each(|&b| users[b.index()].push(i));
         }
     }
     for (k, s) in plan.spills.iter().enumerate() {
-        let (out, inn) = ((n + 2 * k) as u32, (n + 2 * k + 1) as u32);
-        let buf = &case.buffers[s.buffer as usize];
+        let (out, inn) = (case.spill_out(k), case.spill_in(k));
+        let buf = case.buffer(s.buffer);
         edge(buf.alloc, out);
         edge(out, inn);
         edge(inn, buf.free);
-        for &u in &users[s.buffer as usize] {
-            if pos_of[u as usize] < s.out_pos {
+        let list = &mut users[s.buffer.index()];
+        for &u in list.iter() {
+            if pos_of[u.index()] < s.out_pos {
                 edge(u, out);
             } else {
                 edge(inn, u);
             }
         }
-        users[s.buffer as usize].extend([out, inn]);
+        list.extend([out, inn]);
     }
     preds
 }
@@ -122,13 +121,13 @@ pub(super) fn costs(case: &Case, plan: &NpuPlan) -> (Vec<Option<Pipe>>, Vec<u64>
     let n = case.nodes.len();
     plan.schedule
         .iter()
-        .map(|&id| match case.nodes.get(id as usize) {
+        .map(|&id| match case.nodes.get(id.index()) {
             Some(Node::Op(op)) => (Some(op.pipe), op.cycles),
             Some(_) => (None, 0),
             None => {
-                let k = (id as usize - n) / 2;
-                let b = &case.buffers[plan.spills[k].buffer as usize];
-                if (id as usize - n).is_multiple_of(2) {
+                let k = (id.index() - n) / 2;
+                let b = case.buffer(plan.spills[k].buffer);
+                if (id.index() - n).is_multiple_of(2) {
                     (
                         Some(Pipe::Mte3),
                         if b.copy_in { 0 } else { spill_cycles(b.size) },

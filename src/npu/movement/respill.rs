@@ -1,25 +1,25 @@
 //! Problem 2: op orders searched against the allocator itself.
 //!
-//! The spill models of `cache.rs` and `tasks.rs` rank orders cheaply but do not
+//! The spill models of `cache.rs` and `tasks/` rank orders cheaply but do not
 //! always agree with the allocator (fragmentation, the victim rules). Here every
 //! move is judged by [`place`] on the whole order: a block of ops slides earlier
-//! or later past ops it does not depend on (`reorder.rs`, so every order stays
-//! topological), and the move is kept when the extra data movement does not rise,
-//! so the search walks plateaus of equal movement. Half of the blocks are picked
-//! near a spill of the current plan. The budget counts nodes placed, so the result
-//! does not depend on the machine.
+//! or later past ops it does not depend on (`residency/reorder/`, so every order
+//! stays topological), and the move is kept when the extra data movement does not
+//! rise, so the search walks plateaus of equal movement. Half of the blocks are
+//! picked near a spill of the current plan. The budget counts nodes placed, so the
+//! result does not depend on the machine.
 
-use super::case::{Case, Node};
-use super::reorder::{pick_move, OpOrder};
+use super::super::case::{Case, NodeId};
+use super::super::residency::reorder::{pick_move, OpOrder};
 use super::spill::{place, NpuPlan, SpillOptions};
-use super::tasks::XorShift;
+use crate::rng::XorShift;
 
 /// `start` (a topological order of all nodes) improved by block moves of its ops
 /// under the rules `opts`, until `budget` nodes have been placed: the plan of the
 /// least movement found, `None` when no order moves less than `start`'s own.
 pub fn improve(
     case: &Case,
-    start: &[u32],
+    start: &[NodeId],
     opts: SpillOptions,
     budget: u64,
     seed: u64,
@@ -60,13 +60,12 @@ pub fn improve(
 
 /// Op positions (counted in ops) at which the plan spills a buffer out or in.
 fn spill_ops(case: &Case, plan: &NpuPlan) -> Vec<u32> {
-    let n = case.nodes.len();
     let mut ops = 0u32;
     let mut out = Vec::with_capacity(2 * plan.spills.len());
     for &id in &plan.schedule {
-        if (id as usize) >= n {
+        if case.is_spill(id) {
             out.push(ops);
-        } else if matches!(case.nodes[id as usize], Node::Op(_)) {
+        } else if case.is_op(id) {
             ops += 1;
         }
     }

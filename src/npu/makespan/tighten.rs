@@ -6,9 +6,9 @@
 //! and always runs the node that can start earliest on its pipe (ties to the old
 //! position); ALLOC and FREE go as soon as they are ready.
 
-use super::case::{Case, Pipe};
+use super::super::case::{Case, Pipe};
+use super::super::movement::spill::NpuPlan;
 use super::pipes::{costs, dependencies, simulate};
-use super::spill::NpuPlan;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
@@ -85,7 +85,7 @@ pub fn tighten(case: &Case, plan: &NpuPlan) -> Option<NpuPlan> {
 fn reuse_edges(case: &Case, plan: &NpuPlan, preds: &mut [Vec<u32>]) {
     let mut by_level: Vec<Vec<usize>> = vec![Vec::new(); case.levels.len()];
     for (r, res) in plan.residencies.iter().enumerate() {
-        by_level[case.buffers[res.buffer as usize].level].push(r);
+        by_level[case.buffer(res.buffer).level.index()].push(r);
         if res.start < res.end {
             preds[res.end as usize].push(res.start);
         }
@@ -96,10 +96,7 @@ fn reuse_edges(case: &Case, plan: &NpuPlan, preds: &mut [Vec<u32>]) {
         let mut last: Vec<(u64, u64, usize)> = Vec::new();
         for &r in list.iter() {
             let res = &plan.residencies[r];
-            let (lo, hi) = (
-                res.offset,
-                res.offset + case.buffers[res.buffer as usize].size,
-            );
+            let (lo, hi) = (res.offset, res.offset + case.buffer(res.buffer).size);
             if lo == hi {
                 continue;
             }

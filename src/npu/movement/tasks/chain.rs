@@ -8,6 +8,7 @@
 //! most with the previous group, adding each time the task that scores best with
 //! the group so far. Only buffers of several tasks count.
 
+use super::super::super::case::BufferId;
 use std::cmp::Reverse;
 
 /// First tasks tried for each group.
@@ -19,7 +20,7 @@ type Score = (Reverse<u32>, u32, Reverse<u64>);
 
 struct Chain<'t> {
     /// Per task, its buffers of several tasks, sorted.
-    shared: &'t [Vec<u32>],
+    shared: &'t [Vec<BufferId>],
     /// Per buffer, the tasks that use it (empty for buffers of one task).
     readers: &'t [Vec<u32>],
     width: usize,
@@ -34,7 +35,7 @@ struct Chain<'t> {
 
 /// The chained permutation of the tasks; ties go to the earlier task of `start`.
 pub(super) fn chain(
-    shared: &[Vec<u32>],
+    shared: &[Vec<BufferId>],
     readers: &[Vec<u32>],
     width: usize,
     start: &[u32],
@@ -53,7 +54,7 @@ pub(super) fn chain(
         prev: vec![false; readers.len()],
         uses_left: readers.iter().map(|r| r.len() as u32).collect(),
     };
-    let mut prev_list: Vec<u32> = Vec::new();
+    let mut prev_list: Vec<BufferId> = Vec::new();
     let mut overlap = vec![0u32; tasks];
     let mut next_unused = 0usize;
     let mut out = Vec::with_capacity(tasks);
@@ -61,7 +62,7 @@ pub(super) fn chain(
         // tasks sharing buffers with the previous group, most shared first
         let mut firsts: Vec<u32> = Vec::new();
         for &b in &prev_list {
-            for &t in &readers[b as usize] {
+            for &t in &readers[b.index()] {
                 if c.left[t as usize] {
                     if overlap[t as usize] == 0 {
                         firsts.push(t);
@@ -94,16 +95,16 @@ pub(super) fn chain(
         }
         let (_, group) = best.expect("one first task at least");
         for &b in &prev_list {
-            c.prev[b as usize] = false;
+            c.prev[b.index()] = false;
         }
         prev_list.clear();
         for &t in &group {
             c.left[t as usize] = false;
             out.push(t);
             for &b in &shared[t as usize] {
-                c.uses_left[b as usize] -= 1;
-                if !c.prev[b as usize] {
-                    c.prev[b as usize] = true;
+                c.uses_left[b.index()] -= 1;
+                if !c.prev[b.index()] {
+                    c.prev[b.index()] = true;
                     prev_list.push(b);
                 }
             }
@@ -121,7 +122,7 @@ impl Chain<'_> {
             let mut candidates: Vec<u32> = group
                 .iter()
                 .flat_map(|&t| &self.shared[t as usize])
-                .flat_map(|&b| &self.readers[b as usize])
+                .flat_map(|&b| &self.readers[b.index()])
                 .copied()
                 .filter(|&u| self.left[u as usize] && !group.contains(&u))
                 .collect();
@@ -142,7 +143,7 @@ impl Chain<'_> {
     }
 
     fn score(&self, group: &[u32]) -> Score {
-        let mut bufs: Vec<u32> = group
+        let mut bufs: Vec<BufferId> = group
             .iter()
             .flat_map(|&t| self.shared[t as usize].iter().copied())
             .collect();
@@ -151,7 +152,7 @@ impl Chain<'_> {
         let mut new = 0u32;
         let mut uses = 0u64;
         for run in bufs.chunk_by(|a, b| a == b) {
-            let b = run[0] as usize;
+            let b = run[0].index();
             if self.prev[b] {
                 known += 1;
             } else {
@@ -165,20 +166,20 @@ impl Chain<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::chain;
+    use super::{chain, BufferId};
 
     /// Tasks `(i, j)` of an `m x n` grid, each using the `k` buffers of row `i`
     /// and the `k` of column `j` (a tiled matmul's output tiles and operands).
-    fn grid(m: u32, n: u32, k: u32) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
-        let row = |i: u32| (0..k).map(move |x| i * k + x);
-        let col = |j: u32| (0..k).map(move |x| (m + j) * k + x);
-        let shared: Vec<Vec<u32>> = (0..m * n)
+    fn grid(m: u32, n: u32, k: u32) -> (Vec<Vec<BufferId>>, Vec<Vec<u32>>) {
+        let row = |i: u32| (0..k).map(move |x| BufferId(i * k + x));
+        let col = |j: u32| (0..k).map(move |x| BufferId((m + j) * k + x));
+        let shared: Vec<Vec<BufferId>> = (0..m * n)
             .map(|t| row(t / n).chain(col(t % n)).collect())
             .collect();
         let mut readers = vec![Vec::new(); ((m + n) * k) as usize];
         for (t, bufs) in shared.iter().enumerate() {
             for &b in bufs {
-                readers[b as usize].push(t as u32);
+                readers[b.index()].push(t as u32);
             }
         }
         (shared, readers)
@@ -198,7 +199,7 @@ mod tests {
             (0..m * n).collect::<Vec<u32>>(),
             "a permutation of the tasks"
         );
-        let common = |a: &[u32], b: &[u32]| a.iter().filter(|x| b.contains(x)).count();
+        let common = |a: &[BufferId], b: &[BufferId]| a.iter().filter(|x| b.contains(x)).count();
         for g in order.chunks(2) {
             let (a, b) = (&shared[g[0] as usize], &shared[g[1] as usize]);
             assert_eq!(
@@ -207,10 +208,10 @@ mod tests {
                 "{g:?}: the two share a row or a column"
             );
         }
-        let groups: Vec<Vec<u32>> = order
+        let groups: Vec<Vec<BufferId>> = order
             .chunks(2)
             .map(|g| {
-                let mut bufs: Vec<u32> =
+                let mut bufs: Vec<BufferId> =
                     g.iter().flat_map(|&t| shared[t as usize].clone()).collect();
                 bufs.sort_unstable();
                 bufs.dedup();

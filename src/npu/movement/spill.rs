@@ -7,7 +7,7 @@
 //! just before the node that needed the room, and the matching SPILL_IN just
 //! before the buffer's next use. Buffers the current node uses are never victims.
 
-use super::case::{Case, Node};
+use super::super::case::{BufferId, Case, LevelId, Node, NodeId};
 use crate::error::Error;
 
 /// Where a buffer goes among the free gaps of its level.
@@ -42,7 +42,7 @@ pub struct SpillOptions {
 /// (ALLOC or SPILL_IN to SPILL_OUT or FREE).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Residency {
-    pub buffer: u32,
+    pub buffer: BufferId,
     pub offset: u64,
     pub start: u32,
     pub end: u32,
@@ -50,7 +50,7 @@ pub struct Residency {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Spill {
-    pub buffer: u32,
+    pub buffer: BufferId,
     /// Output positions of SPILL_OUT and SPILL_IN.
     pub out_pos: u32,
     pub in_pos: u32,
@@ -63,8 +63,8 @@ pub struct Spill {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NpuPlan {
     /// Node ids in order, spill nodes included (`N + 2k` out, `N + 2k + 1` in).
-    pub schedule: Vec<u32>,
-    /// First offset of each buffer (by buffer index).
+    pub schedule: Vec<NodeId>,
+    /// First offset of each buffer (by [`BufferId`] index).
     pub offsets: Vec<u64>,
     pub spills: Vec<Spill>,
     pub residencies: Vec<Residency>,
@@ -94,7 +94,7 @@ struct Allocator<'a> {
     case: &'a Case,
     opts: SpillOptions,
     /// Per level: resident `(offset, size, buffer)`, sorted by offset.
-    resident: Vec<Vec<(u64, u64, u32)>>,
+    resident: Vec<Vec<(u64, u64, BufferId)>>,
     state: Vec<State>,
     /// Positions in the input order where each buffer is used (ops, then its FREE).
     uses: Vec<Vec<u32>>,
@@ -104,7 +104,7 @@ struct Allocator<'a> {
 }
 
 /// Places every buffer of `case` along `order` (original node ids, topological).
-pub fn place(case: &Case, order: &[u32], opts: SpillOptions) -> Result<NpuPlan, Error> {
+pub fn place(case: &Case, order: &[NodeId], opts: SpillOptions) -> Result<NpuPlan, Error> {
     let mut a = Allocator::new(case, order, opts);
     for (i, &n) in order.iter().enumerate() {
         a.step(i as u32, n)?;
@@ -113,15 +113,12 @@ pub fn place(case: &Case, order: &[u32], opts: SpillOptions) -> Result<NpuPlan, 
 }
 
 impl<'a> Allocator<'a> {
-    fn new(case: &'a Case, order: &[u32], opts: SpillOptions) -> Allocator<'a> {
+    fn new(case: &'a Case, order: &[NodeId], opts: SpillOptions) -> Allocator<'a> {
         let mut uses: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
         for (i, &n) in order.iter().enumerate() {
-            match &case.nodes[n as usize] {
-                Node::Op(op) => op
-                    .bufs
-                    .iter()
-                    .for_each(|&b| uses[b as usize].push(i as u32)),
-                Node::Free(b) => uses[*b as usize].push(i as u32),
+            match case.node(n) {
+                Node::Op(op) => op.bufs.iter().for_each(|&b| uses[b.index()].push(i as u32)),
+                Node::Free(b) => uses[b.index()].push(i as u32),
                 Node::Alloc(_) => {}
             }
         }
@@ -148,12 +145,12 @@ impl<'a> Allocator<'a> {
         self.plan.schedule.len() as u32
     }
 
-    fn step(&mut self, i: u32, n: u32) -> Result<(), Error> {
-        match &self.case.nodes[n as usize] {
+    fn step(&mut self, i: u32, n: NodeId) -> Result<(), Error> {
+        match self.case.node(n) {
             Node::Alloc(b) => {
                 let b = *b;
                 let offset = self.make_room(b, &[], i)?;
-                self.plan.offsets[b as usize] = offset;
+                self.plan.offsets[b.index()] = offset;
                 self.settle(b, offset);
             }
             Node::Op(op) => {
@@ -164,12 +161,12 @@ impl<'a> Allocator<'a> {
             Node::Free(b) => {
                 let b = *b;
                 self.ensure_resident(b, &[b], i, n)?;
-                let State::Resident(r) = self.state[b as usize] else {
+                let State::Resident(r) = self.state[b.index()] else {
                     unreachable!()
                 };
                 self.plan.residencies[r].end = self.pos();
                 self.evict(b);
-                self.state[b as usize] = State::Freed;
+                self.state[b.index()] = State::Freed;
             }
         }
         self.plan.schedule.push(n);
@@ -177,8 +174,14 @@ impl<'a> Allocator<'a> {
     }
 
     /// Reloads `b` if it is in DDR; `pinned` may not leave to make room.
-    fn ensure_resident(&mut self, b: u32, pinned: &[u32], i: u32, n: u32) -> Result<(), Error> {
-        match self.state[b as usize] {
+    fn ensure_resident(
+        &mut self,
+        b: BufferId,
+        pinned: &[BufferId],
+        i: u32,
+        n: NodeId,
+    ) -> Result<(), Error> {
+        match self.state[b.index()] {
             State::Resident(_) => Ok(()),
             State::Spilled(k) => {
                 let offset = self.make_room(b, pinned, i)?;
@@ -186,26 +189,24 @@ impl<'a> Allocator<'a> {
                 spill.in_pos = self.plan.schedule.len() as u32;
                 spill.new_offset = offset;
                 self.settle(b, offset);
-                self.plan
-                    .schedule
-                    .push(self.case.nodes.len() as u32 + 2 * k as u32 + 1);
+                self.plan.schedule.push(self.case.spill_in(k));
                 Ok(())
             }
             State::Unallocated | State::Freed => Err(Error::invalid(format!(
                 "the order uses buffer {} at {} outside its ALLOC..FREE",
-                self.case.buffers[b as usize].id,
+                self.case.buffer(b).buf_id,
                 self.case.describe(n)
             ))),
         }
     }
 
     /// Opens a residency of `b` at `offset` from the current position.
-    fn settle(&mut self, b: u32, offset: u64) {
-        let buf = &self.case.buffers[b as usize];
-        let list = &mut self.resident[buf.level];
+    fn settle(&mut self, b: BufferId, offset: u64) {
+        let buf = self.case.buffer(b);
+        let list = &mut self.resident[buf.level.index()];
         let at = list.partition_point(|&(o, _, _)| o < offset);
         list.insert(at, (offset, buf.size, b));
-        self.state[b as usize] = State::Resident(self.plan.residencies.len());
+        self.state[b.index()] = State::Resident(self.plan.residencies.len());
         let start = self.pos();
         self.plan.residencies.push(Residency {
             buffer: b,
@@ -215,14 +216,14 @@ impl<'a> Allocator<'a> {
         });
     }
 
-    fn evict(&mut self, b: u32) {
-        let level = self.case.buffers[b as usize].level;
-        self.resident[level].retain(|&(_, _, x)| x != b);
+    fn evict(&mut self, b: BufferId) {
+        let level = self.case.buffer(b).level;
+        self.resident[level.index()].retain(|&(_, _, x)| x != b);
     }
 
     /// An offset for `b` in its level, spilling victims until a gap fits.
-    fn make_room(&mut self, b: u32, pinned: &[u32], i: u32) -> Result<u64, Error> {
-        let buf = &self.case.buffers[b as usize];
+    fn make_room(&mut self, b: BufferId, pinned: &[BufferId], i: u32) -> Result<u64, Error> {
+        let buf = self.case.buffer(b);
         loop {
             if let Some(offset) = self.find_gap(buf.level, buf.size) {
                 return Ok(offset);
@@ -234,10 +235,10 @@ impl<'a> Allocator<'a> {
                 }
             }
             let Some(v) = self.pick_victim(buf.level, pinned, i) else {
-                let level = &self.case.levels[buf.level];
+                let level = self.case.level(buf.level);
                 return Err(Error::invalid(format!(
                     "buffer {} ({} units) cannot fit in {} (capacity {}) beside the buffers its node needs",
-                    buf.id, buf.size, level.name, level.capacity
+                    buf.buf_id, buf.size, level.name, level.capacity
                 )));
             };
             self.spill_out(v);
@@ -248,22 +249,22 @@ impl<'a> Allocator<'a> {
     /// (starting at 0 or at a resident's end) that moves the least data.
     fn cheapest_window(
         &mut self,
-        level: usize,
+        level: LevelId,
         size: u64,
-        pinned: &[u32],
+        pinned: &[BufferId],
         i: u32,
-    ) -> Option<Vec<u32>> {
-        let capacity = self.case.levels[level].capacity;
-        let list = self.resident[level].clone();
+    ) -> Option<Vec<BufferId>> {
+        let capacity = self.case.level(level).capacity;
+        let list = self.resident[level.index()].clone();
         let starts = std::iter::once(0).chain(list.iter().map(|&(o, s, _)| o + s));
         // (moved units, latest soonest next use first) and the buffers to evict
-        let mut best: Option<(WindowKey, Vec<u32>)> = None;
+        let mut best: Option<(WindowKey, Vec<BufferId>)> = None;
         for lo in starts {
             let hi = lo + size;
             if hi > capacity {
                 continue;
             }
-            let inside: Vec<u32> = list
+            let inside: Vec<BufferId> = list
                 .iter()
                 .filter(|&&(o, s, _)| o < hi && lo < o + s)
                 .map(|&(_, _, b)| b)
@@ -285,11 +286,11 @@ impl<'a> Allocator<'a> {
         best.map(|(_, victims)| victims)
     }
 
-    fn find_gap(&self, level: usize, size: u64) -> Option<u64> {
-        let capacity = self.case.levels[level].capacity;
+    fn find_gap(&self, level: LevelId, size: u64) -> Option<u64> {
+        let capacity = self.case.level(level).capacity;
         let mut cursor = 0u64;
         let mut best: Option<(u64, u64)> = None;
-        let list = &self.resident[level];
+        let list = &self.resident[level.index()];
         for k in 0..=list.len() {
             let end = list.get(k).map_or(capacity, |&(o, _, _)| o);
             if end >= cursor && end - cursor >= size {
@@ -308,22 +309,22 @@ impl<'a> Allocator<'a> {
     }
 
     /// Input position of the next use of `b` at or after `i`.
-    fn next_use(&mut self, b: u32, i: u32) -> u32 {
-        let uses = &self.uses[b as usize];
-        let c = &mut self.cursor[b as usize];
+    fn next_use(&mut self, b: BufferId, i: u32) -> u32 {
+        let uses = &self.uses[b.index()];
+        let c = &mut self.cursor[b.index()];
         while *c < uses.len() && uses[*c] < i {
             *c += 1;
         }
         uses.get(*c).copied().unwrap_or(u32::MAX)
     }
 
-    fn pick_victim(&mut self, level: usize, pinned: &[u32], i: u32) -> Option<u32> {
-        let candidates: Vec<u32> = self.resident[level]
+    fn pick_victim(&mut self, level: LevelId, pinned: &[BufferId], i: u32) -> Option<BufferId> {
+        let candidates: Vec<BufferId> = self.resident[level.index()]
             .iter()
             .map(|&(_, _, x)| x)
             .filter(|x| !pinned.contains(x))
             .collect();
-        let mut best: Option<(f64, u32)> = None;
+        let mut best: Option<(f64, BufferId)> = None;
         for v in candidates {
             let distance = f64::from(self.next_use(v, i).saturating_sub(i));
             let score = match self.opts.victim {
@@ -337,8 +338,8 @@ impl<'a> Allocator<'a> {
         best.map(|(_, v)| v)
     }
 
-    fn spill_cost(&self, b: u32) -> u64 {
-        let buf = &self.case.buffers[b as usize];
+    fn spill_cost(&self, b: BufferId) -> u64 {
+        let buf = self.case.buffer(b);
         if buf.copy_in {
             buf.size
         } else {
@@ -346,8 +347,8 @@ impl<'a> Allocator<'a> {
         }
     }
 
-    fn spill_out(&mut self, v: u32) {
-        let State::Resident(r) = self.state[v as usize] else {
+    fn spill_out(&mut self, v: BufferId) {
+        let State::Resident(r) = self.state[v.index()] else {
             unreachable!("victims are resident")
         };
         let k = self.plan.spills.len();
@@ -360,10 +361,8 @@ impl<'a> Allocator<'a> {
             new_offset: 0,
             cost: self.spill_cost(v),
         });
-        self.plan
-            .schedule
-            .push(self.case.nodes.len() as u32 + 2 * k as u32);
+        self.plan.schedule.push(self.case.spill_out(k));
         self.evict(v);
-        self.state[v as usize] = State::Spilled(k);
+        self.state[v.index()] = State::Spilled(k);
     }
 }

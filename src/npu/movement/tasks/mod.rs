@@ -1,0 +1,322 @@
+//! Problem 2: orders searched at the level of tasks, with a fast spill model.
+//!
+//! A task is a sink op (one whose successors are all FREEs) with the ops that lead
+//! only to it; ops leading to several sinks are shared and run with the first task
+//! that needs them. Any permutation of the tasks gives a valid order: each task
+//! in turn runs its undone ancestors, furthest from the sink first.
+//!
+//! Tasks may also run in groups of `width` consecutive tasks of the permutation,
+//! interleaved step by step (ops by distance to their sink), when the levels hold
+//! the own buffers of that many tasks at once: two tiles of a matmul accumulating
+//! side by side share one operand on every step. A nearest-neighbour chain
+//! (`chain.rs`) gives the annealing a start that already walks neighbouring tasks.
+//!
+//! The model (`replay.rs`): the accesses to buffers that several tasks read,
+//! flattened in emission order, replayed with furthest-next-use eviction at the
+//! levels' capacities (no addresses). Simulated annealing over the permutation
+//! (`anneal.rs`: swaps, moves, reversals) with a deterministic random sequence and
+//! a budget in replayed accesses; the allocator of `movement/spill.rs` judges the
+//! orders it returns.
+
+use super::super::case::{BufferId, Case, Node, NodeId};
+use super::super::deps::NodeDeps;
+use replay::{replay, Scratch};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+mod anneal;
+mod chain;
+mod replay;
+
+/// Marks an op shared by several tasks.
+const SHARED: u32 = u32::MAX;
+
+pub struct Tasks<'a> {
+    case: &'a Case,
+    deps: NodeDeps,
+    /// Task of each node (ops only), or [`SHARED`].
+    task_of: Vec<u32>,
+    /// Longest path in ops from each op to a sink.
+    height: Vec<u32>,
+    /// Position of each node in the base order.
+    base_pos: Vec<u32>,
+    /// Per task, the accesses of its own ops to buffers of several tasks:
+    /// `(height, base position, buffer)`, sorted.
+    accesses: Vec<Vec<(u32, u32, BufferId)>>,
+    /// Capacity of each level left for the shared buffers.
+    capacity: Vec<u64>,
+    /// Tasks run side by side.
+    width: usize,
+    /// Per task, its distinct buffers of several tasks, sorted.
+    shared: Vec<Vec<BufferId>>,
+    /// Per buffer of several tasks (by index), the tasks that use it.
+    readers: Vec<Vec<u32>>,
+    /// Replayed accesses so far: the cost of the search.
+    pub work: u64,
+    scratch: Scratch,
+}
+
+impl<'a> Tasks<'a> {
+    /// The tasks of `case`, with `base` (a topological order of all nodes) breaking
+    /// ties inside a task, run `width` at a time. `None` when there are fewer than
+    /// three tasks, or when `width > 1` and the levels cannot hold the own buffers
+    /// of `width` tasks beside the largest buffer of several tasks.
+    pub fn new(case: &'a Case, base: &[NodeId], width: usize) -> Option<Tasks<'a>> {
+        let deps = NodeDeps::of(case);
+        let n = case.nodes.len();
+        let mut base_pos = vec![0u32; n];
+        for (p, &id) in base.iter().enumerate() {
+            base_pos[id.index()] = p as u32;
+        }
+        let mut task_of = vec![SHARED; n];
+        let mut height = vec![0u32; n];
+        let mut sinks = 0u32;
+        // reverse topological: successors first
+        for &id in base.iter().rev() {
+            if !case.is_op(id) {
+                continue;
+            }
+            let i = id.index();
+            let succ_ops: Vec<usize> = deps
+                .succ(id)
+                .iter()
+                .filter(|&&s| case.is_op(s))
+                .map(|s| s.index())
+                .collect();
+            if succ_ops.is_empty() {
+                task_of[i] = sinks;
+                sinks += 1;
+                continue;
+            }
+            height[i] = 1 + succ_ops.iter().map(|&s| height[s]).max().unwrap_or(0);
+            let first = task_of[succ_ops[0]];
+            if succ_ops.iter().all(|&s| task_of[s] == first) {
+                task_of[i] = first;
+            }
+        }
+        if sinks < 3 {
+            return None;
+        }
+        let mut readers: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
+        let mut accesses: Vec<Vec<(u32, u32, BufferId)>> = vec![Vec::new(); sinks as usize];
+        for (i, node) in case.nodes.iter().enumerate() {
+            let Node::Op(op) = node else { continue };
+            if task_of[i] == SHARED {
+                continue;
+            }
+            for &b in &op.bufs {
+                let r = &mut readers[b.index()];
+                if !r.contains(&task_of[i]) {
+                    r.push(task_of[i]);
+                }
+                accesses[task_of[i] as usize].push((height[i], base_pos[i], b));
+            }
+        }
+        let mut capacity: Vec<u64> = case.levels.iter().map(|l| l.capacity).collect();
+        // per level, the largest buffer of one task and of several
+        let mut largest_own = vec![0u64; case.levels.len()];
+        let mut largest_shared = vec![0u64; case.levels.len()];
+        for (buf, r) in case.buffers.iter().zip(&readers) {
+            let largest = match r.len() {
+                0 => continue,
+                1 => &mut largest_own[buf.level.index()],
+                _ => &mut largest_shared[buf.level.index()],
+            };
+            *largest = (*largest).max(buf.size);
+        }
+        let width = width.max(1);
+        for l in 0..capacity.len() {
+            let own = largest_own[l].saturating_mul(width as u64);
+            if width > 1 && own.saturating_add(largest_shared[l]) > capacity[l] {
+                return None;
+            }
+            capacity[l] = capacity[l].saturating_sub(own);
+        }
+        for list in &mut accesses {
+            list.retain(|&(_, _, b)| readers[b.index()].len() > 1);
+            list.sort_unstable_by_key(|&(h, p, _)| (Reverse(h), p));
+        }
+        let shared: Vec<Vec<BufferId>> = accesses
+            .iter()
+            .map(|list| {
+                let mut bufs: Vec<BufferId> = list.iter().map(|a| a.2).collect();
+                bufs.sort_unstable();
+                bufs.dedup();
+                bufs
+            })
+            .collect();
+        for r in &mut readers {
+            if r.len() < 2 {
+                r.clear();
+            }
+            r.sort_unstable();
+        }
+        Some(Tasks {
+            case,
+            deps,
+            task_of,
+            height,
+            base_pos,
+            accesses,
+            capacity,
+            width,
+            shared,
+            readers,
+            work: 0,
+            scratch: Scratch::new(case),
+        })
+    }
+
+    /// Tasks run side by side.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn len(&self) -> usize {
+        self.accesses.len()
+    }
+
+    /// Accesses one evaluation of the model replays.
+    pub fn accesses_per_run(&self) -> u64 {
+        self.accesses.iter().map(|a| a.len() as u64).sum()
+    }
+
+    /// Tasks in the order their sinks appear in `order`.
+    pub fn permutation_of(&self, order: &[NodeId]) -> Vec<u32> {
+        let case = self.case;
+        let mut perm: Vec<u32> = order
+            .iter()
+            .filter(|&&id| {
+                case.is_op(id)
+                    && self.task_of[id.index()] != SHARED
+                    && self.deps.succ(id).iter().all(|&s| !case.is_op(s))
+            })
+            .map(|&id| self.task_of[id.index()])
+            .collect();
+        perm.dedup();
+        perm
+    }
+
+    /// Modelled data movement of running the tasks in `perm`.
+    pub fn cost(&mut self, perm: &[u32]) -> u64 {
+        let mut seq = std::mem::take(&mut self.scratch.seq);
+        seq.clear();
+        for group in perm.chunks(self.width) {
+            self.interleave(group, &mut seq);
+        }
+        self.work += seq.len() as u64;
+        let moved = replay(self.case, &self.capacity, &seq, &mut self.scratch);
+        self.scratch.seq = seq;
+        moved
+    }
+
+    /// Appends to `seq` the accesses of the tasks of `group` run side by side:
+    /// merged by distance to the sink, then by base position.
+    fn interleave(&self, group: &[u32], seq: &mut Vec<BufferId>) {
+        if let [t] = group {
+            seq.extend(self.accesses[*t as usize].iter().map(|a| a.2));
+            return;
+        }
+        let lists: Vec<&[(u32, u32, BufferId)]> = group
+            .iter()
+            .map(|&t| self.accesses[t as usize].as_slice())
+            .collect();
+        let mut at = vec![0usize; lists.len()];
+        loop {
+            let next = (0..lists.len())
+                .filter(|&k| at[k] < lists[k].len())
+                .min_by_key(|&k| {
+                    let (h, p, _) = lists[k][at[k]];
+                    (Reverse(h), p)
+                });
+            let Some(k) = next else { break };
+            seq.push(lists[k][at[k]].2);
+            at[k] += 1;
+        }
+    }
+
+    /// The nearest-neighbour chain of the tasks (see `chain.rs`), ties to the
+    /// earlier task of `start`.
+    pub fn chain(&self, start: &[u32]) -> Vec<u32> {
+        chain::chain(&self.shared, &self.readers, self.width, start)
+    }
+
+    /// The order of all nodes that runs the tasks of `perm`: ops by (rank of the
+    /// task, distance to the sink, base position), each ALLOC just before its first
+    /// user, each FREE right after its last. A shared op runs with the first task
+    /// that needs it: one step ahead of the op that needs it when `ahead` (its
+    /// buffer loaded while the step before runs), else in the same step (the buffer
+    /// takes room only when needed, as the spill model assumes).
+    pub fn order(&self, perm: &[u32], ahead: bool) -> Vec<NodeId> {
+        let case = self.case;
+        let n = case.nodes.len();
+        let is_op = |i: NodeId| case.is_op(i);
+        let mut rank = vec![0u32; self.len()];
+        for (k, &t) in perm.iter().enumerate() {
+            rank[t as usize] = (k / self.width) as u32;
+        }
+        // (task rank, distance to the sink); a shared op runs with the first task
+        // that needs it, with or a step ahead of the op that needs it
+        let mut need = vec![(u32::MAX, Reverse(0u32)); n];
+        let mut by_pos: Vec<NodeId> = case.node_ids().filter(|&i| is_op(i)).collect();
+        by_pos.sort_unstable_by_key(|&i| Reverse(self.base_pos[i.index()]));
+        for &i in &by_pos {
+            need[i.index()] = match self.task_of[i.index()] {
+                SHARED => self
+                    .deps
+                    .succ(i)
+                    .iter()
+                    .filter(|&&s| is_op(s))
+                    .map(|&s| {
+                        let (r, Reverse(h)) = need[s.index()];
+                        (r, Reverse(h + u32::from(ahead)))
+                    })
+                    .min()
+                    .unwrap_or((0, Reverse(0))),
+                t => (rank[t as usize], Reverse(self.height[i.index()])),
+            };
+        }
+        let key = |i: NodeId| (need[i.index()], self.base_pos[i.index()], i);
+        let mut waiting: Vec<u32> = case
+            .node_ids()
+            .map(|i| self.deps.pred(i).iter().filter(|&&p| is_op(p)).count() as u32)
+            .collect();
+        let mut remaining: Vec<u32> = self.deps.pred.iter().map(|p| p.len() as u32).collect();
+        let mut heap: BinaryHeap<Reverse<_>> = case
+            .node_ids()
+            .filter(|&i| is_op(i) && waiting[i.index()] == 0)
+            .map(|i| Reverse(key(i)))
+            .collect();
+        let mut done = vec![false; n];
+        let mut out = Vec::with_capacity(n);
+        let emit = |i: NodeId, out: &mut Vec<NodeId>, done: &mut Vec<bool>| {
+            done[i.index()] = true;
+            out.push(i);
+        };
+        while let Some(Reverse(k)) = heap.pop() {
+            let op = k.2;
+            for &p in self.deps.pred(op) {
+                if !done[p.index()] {
+                    emit(p, &mut out, &mut done);
+                    for &s in self.deps.succ(p) {
+                        remaining[s.index()] -= 1;
+                    }
+                }
+            }
+            emit(op, &mut out, &mut done);
+            for &s in self.deps.succ(op) {
+                let i = s.index();
+                remaining[i] -= 1;
+                waiting[i] -= 1;
+                if is_op(s) && waiting[i] == 0 {
+                    heap.push(Reverse(key(s)));
+                } else if !is_op(s) && remaining[i] == 0 {
+                    emit(s, &mut out, &mut done);
+                }
+            }
+        }
+        // buffers no op uses
+        out.extend(case.node_ids().filter(|&i| !done[i.index()]));
+        out
+    }
+}
