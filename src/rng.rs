@@ -1,7 +1,5 @@
-//! The crate's small deterministic generators, for the randomised moves of the
-//! searches: SplitMix64 ([`Rng`], the packer's) and xorshift64 ([`XorShift`], the
-//! NPU schedulers'). The NPU keeps its own stream for now: its results were
-//! measured with it, and on `Rng` some of them come out worse.
+//! The crate's one small deterministic generator (SplitMix64), for the randomised
+//! moves of the searches: the packer's and the NPU schedulers'.
 
 /// SplitMix64: a 64-bit state stepped by a constant and mixed on the way out.
 #[derive(Clone, Debug)]
@@ -18,23 +16,6 @@ impl Rng {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// xorshift64; the state must not be zero (seed it with `seed | 1`).
-pub(crate) struct XorShift(pub u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
     }
 
     /// Uniform in `0..n` (`n > 0`).

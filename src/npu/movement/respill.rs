@@ -12,7 +12,7 @@
 use super::super::case::{Case, NodeId};
 use super::super::residency::reorder::{pick_move, OpOrder};
 use super::spill::{place, NpuPlan, SpillOptions};
-use crate::rng::XorShift;
+use crate::rng::Rng;
 
 /// `start` (a topological order of all nodes) improved by block moves of its ops
 /// under the rules `opts`, until `budget` nodes have been placed: the plan of the
@@ -31,7 +31,7 @@ pub fn improve(
     if n < 2 || first == 0 {
         return None;
     }
-    let mut rng = XorShift(seed | 1);
+    let mut rng = Rng::new(seed);
     let mut hot = spill_ops(case, &plan);
     let mut work = 0u64;
     let mut best: Option<NpuPlan> = None;

@@ -3,7 +3,7 @@
 //! model of `replay.rs`, on a budget in replayed accesses.
 
 use super::Tasks;
-use crate::rng::XorShift;
+use crate::rng::Rng;
 
 /// Starting temperature of the annealing, in units of the largest buffer.
 const HEAT: f64 = 0.75;
@@ -12,7 +12,7 @@ impl Tasks<'_> {
     /// Simulated annealing over the task order from `start`, until `budget`
     /// accesses have been replayed: the best permutation found and its cost.
     pub fn anneal(&mut self, start: &[u32], budget: u64, seed: u64) -> (Vec<u32>, u64) {
-        let mut rng = XorShift(seed | 1);
+        let mut rng = Rng::new(seed);
         let mut perm = start.to_vec();
         let mut cost = self.cost(&perm);
         let (mut best, mut best_cost) = (perm.clone(), cost);

@@ -5,7 +5,7 @@
 use super::super::super::case::{BufferId, NodeId};
 use super::live::Live;
 use super::OpOrder;
-use crate::rng::XorShift;
+use crate::rng::Rng;
 
 /// One compression in this many moves a single op (with its closure) rather than
 /// the ops of a live buffer.
@@ -25,7 +25,7 @@ impl OpOrder<'_> {
     /// on them) move along. Returns the span rearranged.
     pub(super) fn compress(
         &mut self,
-        rng: &mut XorShift,
+        rng: &mut Rng,
         live: &Live,
         hot: Option<u32>,
     ) -> Option<(usize, usize)> {
@@ -71,7 +71,7 @@ impl OpOrder<'_> {
     }
 
     /// A random buffer of the counted levels live at position `p`.
-    fn live_at(&mut self, live: &Live, p: usize, rng: &mut XorShift) -> Option<BufferId> {
+    fn live_at(&mut self, live: &Live, p: usize, rng: &mut Rng) -> Option<BufferId> {
         let counted = live.counted?;
         let at_peak: Vec<BufferId> = self
             .case

@@ -24,7 +24,7 @@
 
 use super::super::case::{Case, Node, NodeId};
 use super::super::deps::NodeDeps;
-use crate::rng::XorShift;
+use crate::rng::Rng;
 
 mod compress;
 mod live;
@@ -209,7 +209,7 @@ impl<'a> OpOrder<'a> {
 }
 
 /// A block `[a, a + len)` and where it should start, near `hot` when given.
-pub fn pick_move(rng: &mut XorShift, n: usize, hot: Option<u32>) -> (usize, usize, usize) {
+pub fn pick_move(rng: &mut Rng, n: usize, hot: Option<u32>) -> (usize, usize, usize) {
     let len = 1 + rng.below(BLOCK.min(n - 1)).min(rng.below(BLOCK.min(n - 1)));
     let a = match hot {
         Some(h) if rng.below(2) == 0 => {

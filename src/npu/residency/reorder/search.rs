@@ -5,7 +5,7 @@
 use super::super::super::case::BufferId;
 use super::live::Live;
 use super::{pick_move, Cost, OpOrder};
-use crate::rng::XorShift;
+use crate::rng::Rng;
 
 /// Starting temperature of the residency search, in steps at the peak.
 const HEAT: f64 = 1.0;
@@ -19,7 +19,7 @@ impl OpOrder<'_> {
     /// steps at it as they were or lower, or (by an annealing schedule) when it adds
     /// steps at the same peak.
     pub fn improve(&mut self, budget: u64, seed: u64) -> Cost {
-        let mut rng = XorShift(seed | 1);
+        let mut rng = Rng::new(seed);
         let mut live = Live::new(self);
         let n = self.ops.len();
         let mut cost = live.cost(0, n);
