@@ -767,3 +767,34 @@ fn cli_bad_input_is_one_line_and_exit_2() {
     assert_eq!(code, 2);
     assert!(err.contains("small_memory.txt"), "{err}");
 }
+
+/// The visualizer's view of a solution reads back from its JSON to the same view
+/// (the page draws what the worker wrote), and a method or pipe the core does not
+/// know is refused, not drawn.
+#[test]
+fn the_solution_view_reads_back_and_refuses_unknown_names() {
+    use memplan::npu::export::{view, View};
+    use memplan::npu::solve::{solve, Method};
+    let data = std::fs::read(common::root().join("examples/npu_tiny_matmul.json")).unwrap();
+    let case = read_json(&data, "tiny", default_levels()).unwrap();
+    let solution = solve(&case, Problem::Makespan, Method::Best).unwrap();
+    let shown = view(&case, &solution);
+    let text = serde_json::to_string(&shown).unwrap();
+    let back: View = serde_json::from_str(&text).unwrap();
+    assert_eq!(serde_json::to_string(&back).unwrap(), text);
+    assert!(back.nodes.iter().any(|n| n.pipe.is_some()));
+    assert!(text.contains("\"method\":\"best\"") && text.contains("\"problem\":3"));
+    let bad_method = text.replace("\"method\":\"best\"", "\"method\":\"fastest\"");
+    let e = serde_json::from_str::<View>(&bad_method)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown NPU method `fastest`"), "{e}");
+    let pipe = serde_json::to_string(&back.nodes.iter().find_map(|n| n.pipe)).unwrap();
+    let bad_pipe = text.replacen(&format!("\"pipe\":{pipe}"), "\"pipe\":\"WARP\"", 1);
+    let e = serde_json::from_str::<View>(&bad_pipe)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown pipe `WARP`"), "{e}");
+    let bad_problem = text.replace("\"problem\":3", "\"problem\":4");
+    assert!(serde_json::from_str::<View>(&bad_problem).is_err());
+}

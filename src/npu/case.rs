@@ -70,6 +70,21 @@ impl Pipe {
     }
 }
 
+/// A pipe is written by its name (`MTE2`).
+impl serde::Serialize for Pipe {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Pipe {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pipe, D::Error> {
+        let name = String::deserialize(d)?;
+        Pipe::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown pipe `{name}`")))
+    }
+}
+
 impl fmt::Display for Pipe {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -1,11 +1,11 @@
 //! A solution in the forms others read: the contest's exchange files and a JSON
 //! view for the visualizer (residencies per level, spills, per-pipe timing).
 
-use super::case::{Case, Node};
+use super::case::{Case, Node, Pipe};
 use super::problem::Problem;
-use super::solve::Solution;
+use super::solve::{Method, Solution};
 use crate::npu::contest::ContestFiles;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The contest files of `solution`: schedule, first offsets, spill offsets.
 pub fn contest_files(case: &Case, solution: &Solution) -> ContestFiles {
@@ -30,11 +30,13 @@ pub fn contest_files(case: &Case, solution: &Solution) -> ContestFiles {
     }
 }
 
-#[derive(Serialize)]
+/// What the visualizer draws of a solution; the page's worker writes it as JSON
+/// and the page reads it back to draw.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct View {
     pub case: String,
     pub problem: Problem,
-    pub method: &'static str,
+    pub method: Method,
     pub recipe: String,
     pub p1_peak: u64,
     pub spills: usize,
@@ -45,7 +47,7 @@ pub struct View {
     pub nodes: Vec<NodeView>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LevelView {
     pub name: String,
     pub capacity: u64,
@@ -53,7 +55,7 @@ pub struct LevelView {
     pub spills: Vec<SpillView>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ResidencyView {
     pub buffer: u64,
     pub offset: u64,
@@ -62,7 +64,7 @@ pub struct ResidencyView {
     pub end: u32,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SpillView {
     pub buffer: u64,
     pub bytes: u64,
@@ -73,11 +75,11 @@ pub struct SpillView {
 
 /// One scheduled node: its id (a [`NodeId`](super::NodeId)'s number), what it is, its
 /// pipe and cycles (`None` for ALLOC/FREE).
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct NodeView {
     pub id: u32,
     pub op: String,
-    pub pipe: Option<&'static str>,
+    pub pipe: Option<Pipe>,
     pub start: Option<u64>,
     pub end: Option<u64>,
 }
@@ -131,7 +133,7 @@ pub fn view(case: &Case, solution: &Solution) -> View {
             NodeView {
                 id: id.0,
                 op,
-                pipe: timing.and_then(|t| t.pipe[p]).map(|p| p.name()),
+                pipe: timing.and_then(|t| t.pipe[p]),
                 start: timing.map(|t| t.start[p]),
                 end: timing.map(|t| t.finish[p]),
             }
@@ -140,7 +142,7 @@ pub fn view(case: &Case, solution: &Solution) -> View {
     View {
         case: case.name.clone(),
         problem: solution.problem,
-        method: solution.method.name(),
+        method: solution.method,
         recipe: solution.recipe.clone(),
         p1_peak: solution.p1_peak,
         spills: plan.spills.len(),

@@ -1,7 +1,7 @@
 //! The contest's three problems on one case (`docs/npu-scheduling.md`).
 
 use crate::error::Error;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Which problem a schedule answers. Files and reports number them 1, 2 and 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +48,12 @@ impl std::fmt::Display for Problem {
 }
 
 /// Reports carry the problem as its number.
+impl<'de> Deserialize<'de> for Problem {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Problem, D::Error> {
+        Problem::from_number(u8::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
 impl Serialize for Problem {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_u8(self.number())

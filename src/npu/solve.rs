@@ -53,6 +53,19 @@ impl Method {
     }
 }
 
+/// A method is written by its name.
+impl serde::Serialize for Method {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Method {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Method, D::Error> {
+        Method::from_name(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Solution {
     pub problem: Problem,

@@ -76,7 +76,7 @@ pub fn gantt<DB: DrawingBackend>(
         let (Some(pipe), Some(start), Some(end)) = (n.pipe, n.start, n.end) else {
             continue;
         };
-        let Some(row) = Pipe::ALL.iter().position(|q| q.name() == pipe) else {
+        let Some(row) = Pipe::ALL.iter().position(|q| *q == pipe) else {
             continue;
         };
         let y = rows - row as f64;

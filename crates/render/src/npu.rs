@@ -42,7 +42,12 @@ fn draw_npu<DB: DrawingBackend>(
     let makespan = npu.makespan.map_or("none".to_string(), |m| m.to_string());
     let title = format!(
         "{}: problem {}, {} ({} spills, extra movement {}, makespan {})",
-        npu.case, npu.problem, npu.method, npu.spills, npu.extra_movement, makespan
+        npu.case,
+        npu.problem,
+        npu.method.name(),
+        npu.spills,
+        npu.extra_movement,
+        makespan
     );
     let body = root.titled(&title, view.font(16.0))?;
     let breaks: Vec<u32> = heights
