@@ -10,25 +10,15 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
 
-/// Index of a tensor in [`Graph::tensors`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct TensorId(pub u32);
+crate::id::define_id!(
+    /// Index of a tensor in [`Graph::tensors`].
+    TensorId
+);
 
-/// Index of an op in [`Graph::ops`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct OpId(pub u32);
-
-impl TensorId {
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl OpId {
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
+crate::id::define_id!(
+    /// Index of an op in [`Graph::ops`].
+    OpId
+);
 
 /// Inclusive range of steps `[start, end]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

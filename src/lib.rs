@@ -11,6 +11,7 @@
 pub mod check;
 pub mod error;
 pub mod graph;
+mod id;
 pub mod interference;
 pub mod liveness;
 pub mod npu;
