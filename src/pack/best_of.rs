@@ -5,7 +5,8 @@
 //! seed and a work budget.
 
 use super::budget::{Budget, Rng};
-use super::fit::{place_in_order, Fit};
+use super::fit::place_in_order;
+use super::Fit;
 use super::{peak, PackOptions};
 use crate::liveness::{max_live_bytes, Buffer};
 use std::cmp::Reverse;

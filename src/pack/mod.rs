@@ -12,6 +12,7 @@
 mod best_fit;
 mod best_of;
 pub mod budget;
+mod busy;
 mod canon;
 mod fit;
 mod naive;
@@ -176,9 +177,9 @@ impl Strategy {
         let offsets = match self {
             Strategy::Naive => naive::pack(buffers, opts),
             Strategy::Pools => pools::pack(buffers, opts),
-            Strategy::FirstFit => fit::first_fit(buffers, opts),
-            Strategy::GreedySize => fit::greedy_size(buffers, opts),
-            Strategy::BestFit => best_fit::pack(buffers, opts),
+            Strategy::FirstFit => fit::first_fit(buffers, opts, fit::place_in_order),
+            Strategy::GreedySize => fit::greedy_size(buffers, opts, fit::place_in_order),
+            Strategy::BestFit => best_fit::pack(buffers, opts, fit::place_in_order),
             Strategy::BestOf => best_of::pack(buffers, opts, budget).offsets,
             Strategy::Search | Strategy::Reorder => return search::pack(buffers, opts, budget),
         };
@@ -187,6 +188,43 @@ impl Strategy {
             proven_bound: max_live_bytes(buffers),
         }
     }
+}
+
+/// The single-order placement of `first-fit`, `greedy-size`, `best-fit` and
+/// `best-of` beside the plain scan it replaced, for the tests that hold the two to
+/// the same offsets (`tests/fast_greedy.rs`); not part of the API.
+#[doc(hidden)]
+pub mod reference {
+    pub use super::fit::{place_in_order, place_in_order_scan};
+    pub use super::Fit;
+    use super::{best_fit, fit, PackOptions, Strategy};
+    use crate::liveness::Buffer;
+
+    /// `first-fit`, `greedy-size` or `best-fit` placed by the plain scan; None
+    /// for the other strategies.
+    pub fn pack_scan(
+        strategy: Strategy,
+        buffers: &[Buffer],
+        opts: PackOptions,
+    ) -> Option<Vec<u64>> {
+        let place = fit::place_in_order_scan;
+        match strategy {
+            Strategy::FirstFit => Some(fit::first_fit(buffers, opts, place)),
+            Strategy::GreedySize => Some(fit::greedy_size(buffers, opts, place)),
+            Strategy::BestFit => Some(best_fit::pack(buffers, opts, place)),
+            _ => None,
+        }
+    }
+}
+
+/// Where a greedy placement puts a buffer among the gaps left by the placed
+/// buffers that overlap it in time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// The lowest address that fits.
+    Lowest,
+    /// The smallest gap that fits, else the top.
+    Best,
 }
 
 /// Highest `offset + size` over all buffers.

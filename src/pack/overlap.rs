@@ -3,6 +3,10 @@
 //! inside `i`'s lifetime (a range of starts, kept in a map) or starts before it and
 //! covers its first step (a stabbing query on a segment tree over the steps).
 //! Each query costs O(log n) plus the overlaps it reports.
+//!
+//! Only the reference placement (`place_in_order_scan` in `fit.rs`) lists them
+//! now: the placement itself needs only the union of their ranges
+//! (`busy.rs`), much shorter in a dense packing.
 
 use crate::liveness::Buffer;
 use std::collections::BTreeMap;

@@ -1,0 +1,267 @@
+//! The single-order placement (behind `first-fit`, `greedy-size`, `best-fit` and
+//! the passes of `best-of` and `search`) finds each buffer's place from the union
+//! of the ranges it must avoid; the plain scan over every overlapping buffer it
+//! replaced is kept as the reference. Both must give the same offsets, byte for
+//! byte: on random instances (any visit order, both fit rules, odd alignments,
+//! empty and equal sizes) and on every MiniMalloc and large corpus file. Every
+//! plan is checked too: by the checker, or for raw offsets by a pairwise test.
+//!
+//! The large files take seconds in a release build (`cargo test --release`).
+
+mod common;
+
+use memplan::graph::{Graph, Lifetime, Role, Tensor, TensorId};
+use memplan::liveness::Buffer;
+use memplan::pack::reference::{self, Fit};
+use memplan::{check, Options, PackOptions, Strategy as Packing};
+use memplan_formats as formats;
+use proptest::prelude::*;
+use std::path::PathBuf;
+
+const GREEDY: [Packing; 3] = [Packing::FirstFit, Packing::GreedySize, Packing::BestFit];
+
+/// Sizes with zeros, repeats (ties in the visit orders and between gaps) and a
+/// wide range.
+fn size() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        2 => Just(0u64),
+        4 => 1u64..4,
+        3 => 1u64..8,
+        4 => prop::sample::select(vec![16u64, 100, 256, 4096]),
+        3 => 1u64..100_000,
+        1 => (1u64 << 30)..(1u64 << 36),
+    ]
+}
+
+/// A lifetime: mostly short, some spanning most of the steps, starts bunched so
+/// that many are equal.
+fn life(steps: u32) -> impl Strategy<Value = Lifetime> {
+    let len = prop_oneof![
+        4 => 0u32..3,
+        3 => 0u32..20,
+        2 => 0u32..=steps,
+    ];
+    (0..steps, len).prop_map(move |(start, len)| Lifetime::new(start, start + len))
+}
+
+/// Up to `max` buffers over 4, 30 or 300 steps; half the time none is empty
+/// (empty buffers change how the placement merges ranges under an alignment).
+fn buffers(max: usize) -> impl Strategy<Value = Vec<Buffer>> {
+    let steps = prop_oneof![Just(4u32), Just(30), Just(300)];
+    (steps, any::<bool>()).prop_flat_map(move |(steps, empties)| {
+        prop::collection::vec((life(steps), size()), 0..max).prop_map(move |v| {
+            v.into_iter()
+                .enumerate()
+                .map(|(i, (life, size))| Buffer {
+                    tensor: TensorId(i as u32),
+                    size: if empties { size } else { size.max(1) },
+                    life,
+                })
+                .collect()
+        })
+    })
+}
+
+fn align() -> impl Strategy<Value = u64> {
+    prop::sample::select(vec![1u64, 1, 3, 64, 4096])
+}
+
+fn fit() -> impl Strategy<Value = Fit> {
+    prop_oneof![Just(Fit::Lowest), Just(Fit::Best)]
+}
+
+/// A permutation of `0..n` from `seed` (Fisher-Yates on a linear congruence).
+fn shuffled(n: usize, mut seed: u64) -> Vec<u32> {
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    for i in (1..n).rev() {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        v.swap(i, (seed >> 33) as usize % (i + 1));
+    }
+    v
+}
+
+/// Independently of the planner: offsets aligned, and no two buffers with bytes
+/// that share a step share a byte.
+fn assert_valid(buffers: &[Buffer], offsets: &[u64], align: u64) -> Result<(), TestCaseError> {
+    prop_assert_eq!(offsets.len(), buffers.len());
+    for (i, a) in buffers.iter().enumerate() {
+        prop_assert!(offsets[i].is_multiple_of(align), "buffer {} misaligned", i);
+        for (j, b) in buffers.iter().enumerate().skip(i + 1) {
+            if a.size == 0 || b.size == 0 || a.life.is_disjoint(&b.life) {
+                continue;
+            }
+            let (x, y) = (offsets[i], offsets[j]);
+            prop_assert!(
+                x + a.size <= y || y + b.size <= x,
+                "buffers {} and {} overlap: [{}, {}) and [{}, {})",
+                i,
+                j,
+                x,
+                x + a.size,
+                y,
+                y + b.size
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A graph whose tensors are `buffers` (given lifetimes, no ops), for the checker.
+fn graph_of(buffers: &[Buffer]) -> Graph {
+    let tensors = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| Tensor {
+            name: format!("b{i}"),
+            size: b.size,
+            role: Role::Arena,
+            level: None,
+            lifetime: Some(b.life),
+        })
+        .collect();
+    Graph::new("random".into(), tensors, Vec::new()).unwrap()
+}
+
+fn options(align: u64) -> Options {
+    Options {
+        pack: PackOptions::new(align).unwrap(),
+        ..Options::default()
+    }
+}
+
+/// The three greedy strategies on `g` equal the scan's offsets and pass the checker.
+fn assert_strategies_match(g: &Graph, align: u64, name: &str) {
+    let opts = options(align);
+    let a = memplan::analyse(g, &opts).unwrap();
+    for strategy in GREEDY {
+        let plan = a.plan(g, strategy);
+        assert_eq!(
+            check::check(g, &plan),
+            vec![],
+            "{name} {} align {align}",
+            strategy.name()
+        );
+        let offsets: Vec<u64> = plan.tensors.iter().map(|t| t.offset).collect();
+        let scan = reference::pack_scan(strategy, &a.liveness.buffers, opts.pack).unwrap();
+        assert!(
+            offsets == scan,
+            "{name} {} align {align}: offsets differ from the scan's (peaks {} and {})",
+            strategy.name(),
+            memplan::pack::peak(&a.liveness.buffers, &offsets),
+            memplan::pack::peak(&a.liveness.buffers, &scan),
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_visit_order_places_as_the_scan(
+        bufs in buffers(60),
+        seed in any::<u64>(),
+        fit in fit(),
+        align in align(),
+    ) {
+        let visit = shuffled(bufs.len(), seed);
+        let opts = PackOptions::new(align).unwrap();
+        let fast = reference::place_in_order(&bufs, &visit, fit, opts);
+        let scan = reference::place_in_order_scan(&bufs, &visit, fit, opts);
+        prop_assert_eq!(&fast, &scan);
+        assert_valid(&bufs, &fast, align)?;
+    }
+
+    #[test]
+    fn greedy_strategies_place_as_the_scan(bufs in buffers(60), align in align()) {
+        let g = graph_of(&bufs);
+        assert_strategies_match(&g, align, "random");
+    }
+}
+
+proptest! {
+    // deeper trees and longer range lists
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    #[test]
+    fn large_random_instances_place_as_the_scan(
+        bufs in buffers(2500),
+        seed in any::<u64>(),
+        fit in fit(),
+        align in align(),
+    ) {
+        let opts = PackOptions::new(align).unwrap();
+        for visit in [shuffled(bufs.len(), seed), (0..bufs.len() as u32).collect()] {
+            let fast = reference::place_in_order(&bufs, &visit, fit, opts);
+            let scan = reference::place_in_order_scan(&bufs, &visit, fit, opts);
+            prop_assert_eq!(&fast, &scan);
+            assert_valid(&bufs, &fast, align)?;
+        }
+    }
+}
+
+/// Every buffer alive at every step: one gap never opens, all stack up.
+#[test]
+fn a_clique_stacks_in_visit_order() {
+    let bufs: Vec<Buffer> = (0..50u32)
+        .map(|i| Buffer {
+            tensor: TensorId(i),
+            size: u64::from(i % 7) * 10,
+            life: Lifetime::new(0, 9),
+        })
+        .collect();
+    for align in [1, 3, 64, 4096] {
+        for fit in [Fit::Lowest, Fit::Best] {
+            let visit = shuffled(bufs.len(), align);
+            let opts = PackOptions::new(align).unwrap();
+            let fast = reference::place_in_order(&bufs, &visit, fit, opts);
+            let scan = reference::place_in_order_scan(&bufs, &visit, fit, opts);
+            assert_eq!(fast, scan);
+            assert_valid(&bufs, &fast, align).unwrap();
+        }
+    }
+}
+
+/// The corpus directory `sub`: it must be there (no skipping).
+fn corpus(sub: &str) -> PathBuf {
+    let dir = common::root().join("../shared/corpus").join(sub);
+    assert!(
+        dir.is_dir(),
+        "the shared corpus is missing at {} (this test needs it)",
+        dir.display()
+    );
+    dir
+}
+
+fn corpus_files(sub: &str, at_least: usize) -> Vec<PathBuf> {
+    let files = common::files(&corpus(sub), "csv");
+    assert!(
+        files.len() >= at_least,
+        "expected at least {at_least} files in {sub}, found {}",
+        files.len()
+    );
+    files
+}
+
+fn read(file: &std::path::Path) -> Graph {
+    formats::read(&std::fs::read(file).unwrap(), None, "m").unwrap()
+}
+
+#[test]
+fn minimalloc_instances_place_as_the_scan() {
+    for file in corpus_files("minimalloc", 11) {
+        let g = read(&file);
+        for align in [1, 64, 4096] {
+            assert_strategies_match(&g, align, &file.display().to_string());
+        }
+    }
+}
+
+#[test]
+fn large_instances_place_as_the_scan() {
+    for file in corpus_files("large", 5) {
+        let g = read(&file);
+        assert_strategies_match(&g, 1, &file.display().to_string());
+    }
+}
