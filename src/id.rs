@@ -22,6 +22,12 @@ macro_rules! define_id {
             }
         }
 
+        impl $crate::id::Index for $name {
+            fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 self.0.fmt(f)
@@ -31,3 +37,14 @@ macro_rules! define_id {
 }
 
 pub(crate) use define_id;
+
+/// A node number a dependency list can hold: a plain `u32` or a typed id.
+pub trait Index: Copy + Ord {
+    fn index(self) -> usize;
+}
+
+impl Index for u32 {
+    fn index(self) -> usize {
+        self as usize
+    }
+}

@@ -52,20 +52,22 @@ impl OrderKind {
 /// Dependencies between numbered nodes (ops of a graph, nodes of an NPU case):
 /// `succ[a]` holds the nodes that must run after `a`, `pred[b]` those before `b`,
 /// each sorted and without duplicates.
-pub struct Deps {
-    pub succ: Vec<Vec<u32>>,
-    pub pred: Vec<Vec<u32>>,
+/// Nodes are numbered by `I`: a plain `u32` or a typed id (the NPU's `NodeId`).
+#[derive(Clone, Debug)]
+pub struct Deps<I = u32> {
+    pub succ: Vec<Vec<I>>,
+    pub pred: Vec<Vec<I>>,
 }
 
-impl Deps {
+impl<I: crate::id::Index> Deps<I> {
     /// The dependencies of `n` nodes joined by `edges` (`(before, after)`; repeats
     /// are kept once).
-    pub fn from_edges(n: usize, edges: &[(u32, u32)]) -> Deps {
-        let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut pred: Vec<Vec<u32>> = vec![Vec::new(); n];
+    pub fn from_edges(n: usize, edges: &[(I, I)]) -> Deps<I> {
+        let mut succ: Vec<Vec<I>> = vec![Vec::new(); n];
+        let mut pred: Vec<Vec<I>> = vec![Vec::new(); n];
         for &(a, b) in edges {
-            succ[a as usize].push(b);
-            pred[b as usize].push(a);
+            succ[a.index()].push(b);
+            pred[b.index()].push(a);
         }
         for list in succ.iter_mut().chain(pred.iter_mut()) {
             list.sort_unstable();
@@ -74,6 +76,18 @@ impl Deps {
         Deps { succ, pred }
     }
 
+    /// The nodes that must run after `n`.
+    pub fn succ(&self, n: I) -> &[I] {
+        &self.succ[n.index()]
+    }
+
+    /// The nodes that must run before `n`.
+    pub fn pred(&self, n: I) -> &[I] {
+        &self.pred[n.index()]
+    }
+}
+
+impl Deps {
     /// Kahn's order with the lowest ready index first; shorter than the node count
     /// when there is a cycle.
     pub fn kahn(&self) -> Vec<u32> {

@@ -1,37 +1,15 @@
 //! The dependencies of a case's nodes, by [`NodeId`]: what the schedulers walk.
 
 use super::case::{Case, NodeId};
+use crate::order::Deps;
 
 /// Successors and predecessors of every case node, each list sorted, repeats kept
-/// once (as [`crate::order::Deps`] keeps them).
-#[derive(Clone, Debug)]
-pub struct NodeDeps {
-    pub succ: Vec<Vec<NodeId>>,
-    pub pred: Vec<Vec<NodeId>>,
-}
+/// once: the one dependency type, [`Deps`], over [`NodeId`]s.
+pub type NodeDeps = Deps<NodeId>;
 
-impl NodeDeps {
+impl Deps<NodeId> {
     pub fn of(case: &Case) -> NodeDeps {
-        let n = case.nodes.len();
-        let mut succ: Vec<Vec<NodeId>> = vec![Vec::new(); n];
-        let mut pred: Vec<Vec<NodeId>> = vec![Vec::new(); n];
-        for &(a, b) in &case.edges {
-            succ[a.index()].push(b);
-            pred[b.index()].push(a);
-        }
-        for list in succ.iter_mut().chain(pred.iter_mut()) {
-            list.sort_unstable();
-            list.dedup();
-        }
-        NodeDeps { succ, pred }
-    }
-
-    pub fn succ(&self, n: NodeId) -> &[NodeId] {
-        &self.succ[n.index()]
-    }
-
-    pub fn pred(&self, n: NodeId) -> &[NodeId] {
-        &self.pred[n.index()]
+        Deps::from_edges(case.nodes.len(), &case.edges)
     }
 }
 
