@@ -240,8 +240,7 @@ impl Session {
         options: JsValue,
         progress: Option<js_sys::Function>,
     ) -> Result<String, Thrown> {
-        let handle = self.planned(strategy, options, progress)?;
-        let report = self.kept(handle)?;
+        let (handle, report) = self.planned(strategy, options, progress)?;
         to_json(&Head {
             report,
             handle,
@@ -268,12 +267,7 @@ impl Session {
         options: JsValue,
         progress: Option<js_sys::Function>,
     ) -> Result<Vec<u8>, Thrown> {
-        let handle = self.planned(strategy, options, progress)?;
-        let (_, report) = self
-            .reports
-            .iter_mut()
-            .find(|(h, _)| *h == handle)
-            .ok_or_else(|| Thrown::new("the plan was not kept"))?;
+        let (handle, report) = self.planned(strategy, options, progress)?;
         // the head leaves the tensors to the records
         let tensors = std::mem::take(&mut report.plan.tensors);
         let head = to_json(&Head {
@@ -351,13 +345,13 @@ impl Session {
     }
 
     /// Plans with `strategy` under `options` (see [`Session::plan`]), keeps the
-    /// report and returns its handle.
+    /// report and returns its handle and the report as kept.
     fn planned(
         &mut self,
         strategy: &str,
         options: JsValue,
         progress: Option<js_sys::Function>,
-    ) -> Result<u32, Thrown> {
+    ) -> Result<(u32, &mut PlanReport), Thrown> {
         let strategy = Strategy::from_name(strategy).map_err(js_error)?;
         let options: PlanOptions = if options.is_undefined() || options.is_null() {
             PlanOptions::default()
@@ -393,7 +387,8 @@ impl Session {
             self.reports.remove(0);
         }
         self.reports.push((self.next_handle, report));
-        Ok(self.next_handle)
+        let (handle, report) = self.reports.last_mut().expect("just kept");
+        Ok((*handle, report))
     }
 
     /// The report kept by `handle`.
