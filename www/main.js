@@ -75,7 +75,7 @@ async function load(data, name, origin, options = {}, failed = null) {
       // a data-dependent size: the form asks for an upper bound and reopens
       const asked = e.value;
       showShapeForm([], { [asked]: read.values[asked] ?? '' }, (dims, values) => load(data, name, origin, { ...options, dims, values }), read.dims);
-      ui.showError(errorBox, `Could not open ${name}`, e.message, 'Give an upper bound for that value in the form above; memplan plans the arena for it.');
+      ui.showError(errorBox, `Could not open ${name}`, e.message, 'Give an upper bound for that value in the form below the numbers; memplan plans the arena for it.');
       return false;
     }
     const cycle = e.kind === 'cycle';
