@@ -10,7 +10,7 @@
 use crate::liveness::Buffer;
 use serde::Serialize;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeSet, BinaryHeap};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Colouring {
@@ -47,7 +47,8 @@ pub fn colour(buffers: &[Buffer]) -> Colouring {
     let mut pool_of = vec![0u32; buffers.len()];
     let mut pool_sizes: Vec<u64> = Vec::new();
     let mut busy: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new(); // (last step, pool)
-    let mut free: Vec<u32> = Vec::new();
+                                                                       // Free pools as (size, pool): a pool's size only changes while it is taken.
+    let mut free: BTreeSet<(u64, u32)> = BTreeSet::new();
     for &i in &visit {
         let b = &buffers[i as usize];
         while let Some(&Reverse((end, pool))) = busy.peek() {
@@ -55,10 +56,13 @@ pub fn colour(buffers: &[Buffer]) -> Colouring {
                 break;
             }
             busy.pop();
-            free.push(pool);
+            free.insert((pool_sizes[pool as usize], pool));
         }
-        let pool = match pick_free(&free, &pool_sizes, b.size) {
-            Some(k) => free.swap_remove(k),
+        let pool = match pick_free(&free, b.size) {
+            Some(taken) => {
+                free.remove(&taken);
+                taken.1
+            }
             None => {
                 pool_sizes.push(0);
                 pool_sizes.len() as u32 - 1
@@ -75,17 +79,14 @@ pub fn colour(buffers: &[Buffer]) -> Colouring {
     }
 }
 
-/// Position in `free` of the pool to take: smallest fitting, else largest.
-fn pick_free(free: &[u32], sizes: &[u64], size: u64) -> Option<usize> {
-    let key = |k: usize| {
-        let (pool, s) = (free[k], sizes[free[k] as usize]);
-        if s >= size {
-            (0, s, pool)
-        } else {
-            (1, u64::MAX - s, pool)
-        }
-    };
-    (0..free.len()).min_by_key(|&k| key(k))
+/// The free pool to take: the smallest at least `size` bytes, else the largest;
+/// ties go to the lowest pool number.
+fn pick_free(free: &BTreeSet<(u64, u32)>, size: u64) -> Option<(u64, u32)> {
+    if let Some(&fits) = free.range((size, 0)..).next() {
+        return Some(fits);
+    }
+    let &(largest, _) = free.last()?;
+    free.range((largest, 0)..).next().copied()
 }
 
 /// Edges `(a, b)`, `a < b`, between buffers whose lifetimes share a step; stops

@@ -6,6 +6,10 @@
 //! empty and equal sizes) and on every MiniMalloc and large corpus file. Every
 //! plan is checked too: by the checker, or for raw offsets by a pairwise test.
 //!
+//! The colouring into pools (behind `pools` and every analysis) takes its free
+//! pool from an ordered set; it must pick the pools the plain scan over every
+//! free pool picked, written out again here as the reference.
+//!
 //! The large files take seconds in a release build (`cargo test --release`).
 
 mod common;
@@ -131,10 +135,60 @@ fn options(align: u64) -> Options {
     }
 }
 
-/// The three greedy strategies on `g` equal the scan's offsets and pass the checker.
+/// Colouring as it was done by scanning: buffers by birth (ties by index); each
+/// takes, among the pools whose members are all dead, the smallest at least its
+/// size, else the largest, ties to the lowest pool; else opens a pool.
+fn colour_by_scan(buffers: &[Buffer]) -> (Vec<u32>, Vec<u64>) {
+    let mut visit: Vec<usize> = (0..buffers.len()).collect();
+    visit.sort_by_key(|&i| (buffers[i].life.start, i));
+    let mut pool_of = vec![0u32; buffers.len()];
+    let mut sizes: Vec<u64> = Vec::new();
+    let mut last_end: Vec<u32> = Vec::new(); // last step of each pool's current member
+    for i in visit {
+        let b = &buffers[i];
+        let key = |p: usize| {
+            if sizes[p] >= b.size {
+                (0, sizes[p], p)
+            } else {
+                (1, u64::MAX - sizes[p], p)
+            }
+        };
+        let free = (0..sizes.len()).filter(|&p| last_end[p] < b.life.start);
+        let pool = match free.min_by_key(|&p| key(p)) {
+            Some(p) => p,
+            None => {
+                sizes.push(0);
+                last_end.push(0);
+                sizes.len() - 1
+            }
+        };
+        sizes[pool] = sizes[pool].max(b.size);
+        last_end[pool] = b.life.end;
+        pool_of[i] = pool as u32;
+    }
+    (pool_of, sizes)
+}
+
+/// The analysis's colouring of `buffers` picks the scan's pools.
+fn assert_colouring_matches(buffers: &[Buffer], name: &str) {
+    let c = memplan::interference::colour(buffers);
+    let (pool_of, sizes) = colour_by_scan(buffers);
+    assert!(
+        c.pool_of == pool_of && c.pool_sizes == sizes,
+        "{name}: pools differ from the scan's ({} pools of {} bytes, scan {} of {})",
+        c.pools(),
+        c.pooled_bytes(),
+        sizes.len(),
+        sizes.iter().sum::<u64>()
+    );
+}
+
+/// The three greedy strategies on `g` equal the scan's offsets and pass the checker;
+/// the colouring equals the scan's pools.
 fn assert_strategies_match(g: &Graph, align: u64, name: &str) {
     let opts = options(align);
     let a = memplan::analyse(g, &opts).unwrap();
+    assert_colouring_matches(&a.liveness.buffers, name);
     for strategy in GREEDY {
         let plan = a.plan(g, strategy);
         assert_eq!(
@@ -191,6 +245,7 @@ proptest! {
         fit in fit(),
         align in align(),
     ) {
+        assert_colouring_matches(&bufs, "random");
         let opts = PackOptions::new(align).unwrap();
         for visit in [shuffled(bufs.len(), seed), (0..bufs.len() as u32).collect()] {
             let fast = reference::place_in_order(&bufs, &visit, fit, opts);
