@@ -200,3 +200,64 @@ fn every_violation_is_reported_not_just_the_first() {
     // t0-t2 at step 0, t1-t2 at step 1, and t0-t1 at step 1
     assert_eq!(overlaps, 3);
 }
+
+mod overlaps {
+    //! On large plans the checker first decides whether any two tensors share a
+    //! byte by a sweep over offsets; here plans with shuffled offsets are checked
+    //! against every pair compared directly, so every overlap must be named.
+
+    use memplan::check::{check, Violation};
+    use memplan::graph::{Graph, Lifetime, Role, Tensor};
+    use memplan::{Options, Strategy};
+    use proptest::prelude::*;
+
+    /// Tensors with given lifetimes (no ops) and random sizes, some empty.
+    fn graph_of(lives: &[(u32, u32, u64)]) -> Graph {
+        let tensors = lives
+            .iter()
+            .enumerate()
+            .map(|(i, &(start, len, size))| Tensor {
+                name: format!("b{i}"),
+                size,
+                role: Role::Arena,
+                level: None,
+                lifetime: Some(Lifetime::new(start, start + len)),
+            })
+            .collect();
+        Graph::new("random".into(), tensors, Vec::new()).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn every_shared_byte_is_found(
+            lives in prop::collection::vec((0u32..30, 0u32..12, prop_oneof![1 => Just(0u64), 6 => 1u64..40]), 0..50),
+            moves in prop::collection::vec((any::<prop::sample::Index>(), 0u64..200), 0..4),
+        ) {
+            let g = graph_of(&lives);
+            let mut plan = memplan::plan(&g, Strategy::GreedySize, &Options::default()).unwrap();
+            prop_assert_eq!(check(&g, &plan), vec![]);
+            if !plan.tensors.is_empty() {
+                for (which, offset) in moves {
+                    which.get_mut(&mut plan.tensors).offset = offset;
+                }
+            }
+            plan.peak_bytes = u64::MAX;
+            let t = &plan.tensors;
+            let mut pairs = 0;
+            for (i, a) in t.iter().enumerate() {
+                for b in &t[i + 1..] {
+                    let together = a.start.max(b.start) <= a.end.min(b.end);
+                    let share = a.offset.max(b.offset) < (a.offset + a.size).min(b.offset + b.size);
+                    pairs += usize::from(together && share);
+                }
+            }
+            let found = check(&g, &plan)
+                .iter()
+                .filter(|v| matches!(v, Violation::Overlap { .. }))
+                .count();
+            prop_assert_eq!(found, pairs);
+        }
+    }
+}

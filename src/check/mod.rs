@@ -15,6 +15,8 @@ pub use violation::Violation;
 
 use crate::graph::{Graph, Role};
 use crate::plan::{Placement, Plan};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// Every violation of `plan` against `graph`; empty when the plan is valid.
 pub fn check(graph: &Graph, plan: &Plan) -> Vec<Violation> {
@@ -175,9 +177,9 @@ fn check_placements(
     }
 }
 
-/// Sweeps the steps; each tensor is compared with every tensor already live when
-/// it is born. Lifetimes are the true ones where the graph defines them.
-fn check_overlaps(plan: &Plan, truth: &[Option<(u32, u32)>], out: &mut Vec<Violation>) {
+/// Tensors with bytes and their lives (the true ones where the graph defines
+/// them), by birth then id.
+fn by_birth<'p>(plan: &'p Plan, truth: &[Option<(u32, u32)>]) -> Vec<(u32, u32, &'p Placement)> {
     let life = |p: &Placement| {
         truth
             .get(p.id as usize)
@@ -194,15 +196,23 @@ fn check_overlaps(plan: &Plan, truth: &[Option<(u32, u32)>], out: &mut Vec<Viola
         .map(|((s, e), p)| (s, e, p))
         .collect();
     by_start.sort_by_key(|&(s, _, p)| (s, p.id));
+    by_start
+}
+
+/// Every pair of tensors alive at a common step that share a byte. When the
+/// quick sweep finds none there is none; otherwise every tensor is compared with
+/// every tensor already live when it is born, to name each pair.
+fn check_overlaps(plan: &Plan, truth: &[Option<(u32, u32)>], out: &mut Vec<Violation>) {
+    let by_start = by_birth(plan, truth);
+    if disjoint(&by_start) {
+        return;
+    }
     let mut live: Vec<(u32, u32, &Placement)> = Vec::new();
     for (start, end, p) in by_start {
         live.retain(|&(_, e, _)| e >= start);
         for &(_, _, q) in &live {
             let lo = p.offset.max(q.offset);
-            let hi = p
-                .offset
-                .saturating_add(p.size)
-                .min(q.offset.saturating_add(q.size));
+            let hi = end_of(p).min(end_of(q));
             if lo < hi {
                 out.push(Violation::Overlap {
                     a: q.name.clone(),
@@ -215,4 +225,34 @@ fn check_overlaps(plan: &Plan, truth: &[Option<(u32, u32)>], out: &mut Vec<Viola
         }
         live.push((start, end, p));
     }
+}
+
+fn end_of(p: &Placement) -> u64 {
+    p.offset.saturating_add(p.size)
+}
+
+/// Whether no two tensors alive together share a byte, in O(n log n): the live
+/// tensors are kept by offset and, while none overlap, their byte ranges are
+/// disjoint, so ordered by offset they are ordered by end too. A new tensor then
+/// meets a live one exactly when the live one starting last below its end
+/// reaches past its offset.
+fn disjoint(by_start: &[(u32, u32, &Placement)]) -> bool {
+    let mut live: BTreeMap<u64, u64> = BTreeMap::new(); // offset -> end of the range
+    let mut dies: BinaryHeap<Reverse<(u32, u64)>> = BinaryHeap::new(); // (last step, offset)
+    for &(start, end, p) in by_start {
+        while let Some(&Reverse((last, offset))) = dies.peek() {
+            if last >= start {
+                break;
+            }
+            dies.pop();
+            live.remove(&offset);
+        }
+        let below = live.range(..end_of(p)).next_back();
+        if below.is_some_and(|(_, &reach)| reach > p.offset) {
+            return false;
+        }
+        live.insert(p.offset, end_of(p));
+        dies.push(Reverse((end, p.offset)));
+    }
+    true
 }
