@@ -21,9 +21,21 @@ if [[ "$have" != "$want" ]]; then
     cargo install wasm-bindgen-cli --version "=$want" --debug
 fi
 
-cargo build --release -p memplan-wasm --target "$target"
+# wasm-opt comes from npm's binaryen (package.json), not from a system package: older
+# binaryen releases (Debian's 108) write wasm that the browser rejects.
+if [[ ! -x node_modules/.bin/wasm-opt ]]; then
+    npm ci --no-audit --no-fund
+fi
+
+# [profile.wasm-release] (Cargo.toml): release, linked whole, sized down but for the core
+# and the painter; CARGO_TARGET_DIR is honoured.
+target_dir=${CARGO_TARGET_DIR:-target}
+cargo build --profile wasm-release -p memplan-wasm --target "$target"
 wasm-bindgen --target web --out-dir www/pkg --out-name memplan \
-    "target/$target/release/memplan_wasm.wasm"
+    "$target_dir/$target/wasm-release/memplan_wasm.wasm"
+node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+    --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+    www/pkg/memplan_bg.wasm -o www/pkg/memplan_bg.wasm
 echo "built www/pkg ($(du -h www/pkg/memplan_bg.wasm | cut -f1) wasm)"
 
 corpus=${CORPUS:-../shared/corpus}

@@ -379,6 +379,16 @@ async function setup() {
       panicPage: (message) => guarded('Could not draw the charts', () => wasm.panicForTests(message)),
       // wasm memory of the page and of the worker, in bytes, for the tests of big files
       memory: async () => ({ page: exports.memory.buffer.byteLength, worker: await planner.request('memory', {}) }),
+      // draws every chart now, the time-by-address boxes painted by visiting every tensor
+      // when `full` (the reference the fast painter must match pixel for pixel)
+      drawNow: (full) => {
+        state.drawing?.setFullPaint?.(Boolean(full));
+        try {
+          draw();
+        } finally {
+          state.drawing?.setFullPaint?.(false);
+        }
+      },
     };
   } catch (e) {
     graphName.textContent = 'not loaded';

@@ -22,6 +22,7 @@ impl Bounds {
 
     /// `corners` (data units, any order) cut to these bounds, or `None` when
     /// nothing of them is inside.
+    #[inline(always)]
     pub(crate) fn clip(&self, [(xa, ya), (xb, yb)]: [(f64, f64); 2]) -> Option<[(f64, f64); 2]> {
         let left = greater(lesser(xa, xb), self.x.0);
         let right = lesser(greater(xa, xb), self.x.1);
@@ -33,6 +34,7 @@ impl Bounds {
 
 // `f64::min` and `max` treat NaN apart, which wasm has no instruction for: each is a
 // call there, in the loop over every box. Coordinates are never NaN.
+#[inline(always)]
 pub(crate) fn lesser(a: f64, b: f64) -> f64 {
     if a < b {
         a
@@ -41,6 +43,7 @@ pub(crate) fn lesser(a: f64, b: f64) -> f64 {
     }
 }
 
+#[inline(always)]
 pub(crate) fn greater(a: f64, b: f64) -> f64 {
     if a > b {
         a
@@ -78,6 +81,7 @@ impl Affine {
     }
 
     /// The backend pixel of data point `(x, y)`.
+    #[inline(always)]
     pub(crate) fn at(&self, (x, y): (f64, f64)) -> (i32, i32) {
         (
             (self.x.0 * x + self.x.1).round_ties_even() as i32,
@@ -86,6 +90,7 @@ impl Affine {
     }
 
     /// How many pixels tall `height` data units are.
+    #[inline(always)]
     pub(crate) fn height(&self, height: f64) -> f64 {
         (self.y.0 * height).abs()
     }

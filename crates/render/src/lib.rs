@@ -37,7 +37,9 @@ pub use npu::npu_svg;
 pub use raster::Raster;
 pub use spills::{away, spill_rows, spill_timeline, Lane, SpillLayout, SpillRow};
 pub use style::palette_hex;
-pub use time_address::{time_address, time_address_indexed, time_address_with, StepIndex};
+pub use time_address::{
+    time_address, time_address_indexed, time_address_painted, time_address_with, Paint, StepIndex,
+};
 
 use style::{pool_colour, BOUND, GRID, INK, PALETTE, PEAK};
 

@@ -81,6 +81,40 @@ impl Raster {
         }
     }
 
+    /// Paints the one pixel at `x`, `y` `colour`, if it is on the raster: what
+    /// [`Raster::fill`] does for a box no more than a pixel each way.
+    #[inline]
+    pub fn dot(&mut self, x: i32, y: i32, colour: RGBColor) {
+        if x < 0 || y < 0 || x as usize >= self.width || y as usize >= self.height {
+            return;
+        }
+        let at = (y as usize * self.width + x as usize) * 4;
+        if let Some(pixel) = self.bytes.get_mut(at..at + 4) {
+            pixel.copy_from_slice(&rgba(colour));
+        }
+    }
+
+    /// Paints the column of pixels `x` by `top..bottom` `colour`, clipped to the
+    /// raster: what [`Raster::fill`] does for a box a pixel wide (or less) and more
+    /// than a pixel high (`bottom > top + 1`).
+    #[inline]
+    pub fn column(&mut self, x: i32, (top, bottom): (i32, i32), colour: RGBColor) {
+        if x < 0 || x as usize >= self.width {
+            return;
+        }
+        let clamp = |v: i32| v.clamp(0, self.height as i32) as usize;
+        let (top, bottom) = (clamp(top), clamp(bottom));
+        let rgba = rgba(colour);
+        let stride = self.width * 4;
+        let first = top * stride + x as usize * 4;
+        for y in top..bottom {
+            let at = first + (y - top) * stride;
+            if let Some(pixel) = self.bytes.get_mut(at..at + 4) {
+                pixel.copy_from_slice(&rgba);
+            }
+        }
+    }
+
     /// Outlines the box `x0..x1` by `y0..y1` with lines `width` pixels wide, centred
     /// on its edges as a canvas strokes them.
     pub fn outline(
@@ -105,11 +139,13 @@ impl Raster {
 const WIDE: usize = 16;
 
 /// `a..b` in order, widened to one pixel when empty.
+#[inline(always)]
 fn at_least_one(a: i32, b: i32) -> (i32, i32) {
     let (lo, hi) = (a.min(b), a.max(b));
     (lo, hi.max(lo + 1))
 }
 
+#[inline(always)]
 fn rgba(RGBColor(r, g, b): RGBColor) -> [u8; 4] {
     [r, g, b, 255]
 }

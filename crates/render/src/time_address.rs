@@ -1,9 +1,10 @@
 //! The time-by-address chart: one rectangle per placed tensor, steps across and
 //! bytes up, coloured by pool, under lines at the peak and the lower bound.
 
+use super::raster::on_white;
 use super::{
     chart_on, draw_boxes, frame, level_line, mesh_and_boxes, paint_boxes, pixel_size, pool_colour,
-    Affine, Bounds, Boxes, Chart, Extent, Frame, View, YAxis, BOUND, INK, PEAK,
+    Affine, Bounds, Boxes, Chart, Extent, Frame, Raster, View, YAxis, BOUND, INK, PALETTE, PEAK,
 };
 use memplan::plan::{Placement, Plan};
 use plotters::coord::Shift;
@@ -28,13 +29,20 @@ pub fn time_address_with<DB: DrawingBackend>(
     time_address_indexed(area, plan, None, view, boxes)
 }
 
-/// The tensors of a plan by first step, so that a chart zoomed to a few steps visits
-/// only the tensors alive near them rather than all of them. Made once per plan.
+/// The tensors of a plan by first step and offset, so that a chart zoomed to a few
+/// steps or bytes visits only the tensors near them rather than all of them. Made
+/// once per plan.
 pub struct StepIndex {
-    /// Tensors living fewer than `span` steps, by first step.
+    /// Tensors living fewer than `span` steps, in buckets of `span` steps by first
+    /// step, each bucket by offset: bucket `k` is `short[starts[k]..starts[k + 1]]`.
     short: Vec<Slot>,
-    /// The others, visited at every zoom.
+    starts: Vec<usize>,
+    /// The largest size in each bucket, so that a bucket's tensors reaching a byte
+    /// start at most that far below it.
+    largest: Vec<u64>,
+    /// The others, by offset, visited at every zoom.
     long: Vec<Slot>,
+    long_largest: u64,
     span: u32,
 }
 
@@ -76,7 +84,7 @@ impl StepIndex {
     /// The index of `plan`, each tensor coloured by the palette entry `colour` gives.
     pub fn coloured(plan: &Plan, colour: impl Fn(&Placement) -> u32) -> StepIndex {
         let span = (plan.steps / 64).max(1);
-        let (mut short, long): (Vec<Slot>, Vec<Slot>) = plan
+        let (mut short, mut long): (Vec<Slot>, Vec<Slot>) = plan
             .tensors
             .iter()
             .enumerate()
@@ -85,15 +93,37 @@ impl StepIndex {
                 ..Slot::of(i, t)
             })
             .partition(|t| t.end.saturating_sub(t.start) < span);
-        short.sort_by_key(|t| t.start);
-        StepIndex { short, long, span }
+        // ties keep the plan's order, so that the drawing order is the plan's own
+        short.sort_by_key(|t| (t.start / span, t.offset));
+        long.sort_by_key(|t| t.offset);
+        let buckets = short.last().map_or(0, |t| (t.start / span) as usize + 1);
+        let mut starts = vec![0; buckets + 1];
+        let mut largest = vec![0; buckets];
+        for t in &short {
+            let k = (t.start / span) as usize;
+            starts[k + 1] += 1;
+            largest[k] = largest[k].max(t.size);
+        }
+        for k in 0..buckets {
+            starts[k + 1] += starts[k];
+        }
+        let long_largest = long.iter().map(|t| t.size).max().unwrap_or(0);
+        StepIndex {
+            short,
+            starts,
+            largest,
+            long,
+            long_largest,
+            span,
+        }
     }
 
     /// Position in the plan's tensors of the box drawn over `step` and `bytes`, if
     /// any: the tensor lives through the step (`start <= step < end + 1`) and holds
     /// the byte.
     pub fn at(&self, step: f64, bytes: f64) -> Option<usize> {
-        self.around(step, step)
+        self.near((step, step), (bytes, bytes))
+            .flatten()
             .find(|t| {
                 step >= f64::from(t.start)
                     && step < f64::from(t.end) + 1.0
@@ -103,28 +133,80 @@ impl StepIndex {
             .map(|t| t.index as usize)
     }
 
-    /// The tensors that may show between steps `x0` and `x1` (some that do not, too).
-    fn around(&self, x0: f64, x1: f64) -> impl Iterator<Item = Slot> + '_ {
+    /// Every tensor in drawing order: the buckets of short lives one after the
+    /// other, then the long lives.
+    fn all(&self) -> impl Iterator<Item = Slot> + '_ {
+        self.short.iter().chain(&self.long).copied()
+    }
+
+    /// Runs of tensors, in drawing order, that hold every tensor that may show
+    /// between steps `x0` and `x1` and bytes `y0` and `y1` (and some that do not).
+    fn near<'i>(
+        &'i self,
+        (x0, x1): (f64, f64),
+        (y0, y1): (f64, f64),
+    ) -> impl Iterator<Item = &'i [Slot]> {
+        let low = if y0 > 0.0 { y0.floor() as u64 } else { 0 };
+        let high = if y1 > 0.0 { y1.ceil() as u64 } else { 0 };
+        // of tensors by offset, those that may hold a byte of `low..=high`:
+        // offset <= high and offset + size > low, so offset + largest > low
+        let within = move |slots: &'i [Slot], largest: u64| -> &'i [Slot] {
+            let from = slots.partition_point(|t| t.offset.saturating_add(largest) <= low);
+            let to = slots.partition_point(|t| t.offset <= high);
+            &slots[from..to.max(from)]
+        };
         // a short tensor shows when start < x1 and end + 1 > x0, so start > x0 - span
-        let lo = (x0 - f64::from(self.span)).floor().max(0.0) as u32;
-        let hi = x1.ceil().max(0.0) as u32;
-        let from = self.short.partition_point(|t| t.start < lo);
-        let to = self.short.partition_point(|t| t.start <= hi);
-        self.short[from..to.max(from)]
-            .iter()
-            .chain(&self.long)
-            .copied()
+        let span = f64::from(self.span);
+        let buckets = self.starts.len().saturating_sub(1);
+        let first = ((x0 - span) / span).floor();
+        let last = (x1 / span).floor();
+        let first = if first > 0.0 { first as usize } else { 0 };
+        let last = if last > 0.0 {
+            (last as usize).saturating_add(1)
+        } else {
+            1
+        };
+        let last = last.min(buckets);
+        (first.min(last)..last)
+            .map(move |k| {
+                let bucket = &self.short[self.starts[k]..self.starts[k + 1]];
+                within(bucket, self.largest[k])
+            })
+            .chain(std::iter::once(within(&self.long, self.long_largest)))
     }
 }
 
+/// How an indexed chart finds and paints the boxes of its tensors in a raster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Paint {
+    /// Only the runs of tensors the index finds near the window, painted by a loop
+    /// made for them, and names tried only in boxes that may hold one.
+    Fast,
+    /// Every tensor visited in the index's order, clipped and painted box by box:
+    /// the reference that [`Paint::Fast`] must match pixel for pixel.
+    Full,
+}
+
 /// Like [`time_address_with`]; with `index` (made from this `plan`) a zoomed chart
-/// visits only the tensors near the steps on show.
+/// visits only the tensors near the steps and bytes on show.
 pub fn time_address_indexed<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     plan: &Plan,
     index: Option<&StepIndex>,
     view: &View,
     boxes: Boxes,
+) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
+    time_address_painted(area, plan, index, view, boxes, Paint::Fast)
+}
+
+/// Like [`time_address_indexed`], the boxes found and painted as `paint` says.
+pub fn time_address_painted<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    plan: &Plan,
+    index: Option<&StepIndex>,
+    view: &View,
+    boxes: Boxes,
+    paint: Paint,
 ) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
     let max = plan.peak_bytes.max(plan.lower_bound).max(1);
     let extent = Extent {
@@ -135,33 +217,36 @@ pub fn time_address_indexed<DB: DrawingBackend>(
     };
     let (mut chart, unit_bytes) = chart_on(area, extent, view)?;
     let bounds = Bounds::of(&chart);
+    let find = Find {
+        plan,
+        index,
+        bounds,
+        unit_bytes,
+        paint,
+    };
+    // with the fast painter, the tensors whose names may fit, found as it paints
+    let mut named: Option<Vec<Slot>> = None;
     mesh_and_boxes(
         &mut chart,
         (extent, unit_bytes),
         view,
         boxes,
-        |chart| {
-            draw_boxes(
-                chart,
-                tensor_boxes(plan, index, bounds, unit_bytes, view),
-                ROOMY,
-                view,
-            )
-        },
-        |chart, raster| {
-            paint_boxes(
-                chart,
-                tensor_boxes(plan, index, bounds, unit_bytes, view),
-                ROOMY,
-                view,
-                raster,
-            )
+        |chart| draw_boxes(chart, tensor_boxes(find, view), ROOMY, view),
+        |chart, raster| match (paint, index) {
+            (Paint::Fast, Some(index)) => {
+                named = Some(paint_fast(chart, index, bounds, unit_bytes, view, raster));
+            }
+            _ => paint_boxes(chart, tensor_boxes(find, view), ROOMY, view, raster),
         },
     )?;
     let mut chosen = None;
     let pixels = Affine::of(&chart);
     let tall = f64::from(view.px(NAME_HEIGHT)) - 1.0;
-    for t in candidates(plan, index, bounds) {
+    let tried: Box<dyn Iterator<Item = Slot>> = match named {
+        Some(named) => Box::new(named.into_iter()),
+        None => find.candidates(),
+    };
+    for t in tried {
         let chosen_here = is_chosen(t.id, view);
         if !chosen_here && pixels.height(t.size as f64 / unit_bytes) < tall {
             continue;
@@ -195,6 +280,113 @@ pub fn time_address_indexed<DB: DrawingBackend>(
     Ok(frame(&chart, unit_bytes, view))
 }
 
+/// Paints the boxes of the tensors `index` finds inside `bounds` into `raster`, as
+/// [`paint_boxes`] paints them (the same pixels: the same clipping, mapping, colours
+/// and edges), one loop over packed tensors without a call per box. Returns the
+/// tensors whose names may fit in their boxes, and the chosen one, in order.
+fn paint_fast<DB: DrawingBackend>(
+    chart: &Chart<DB>,
+    index: &StepIndex,
+    bounds: Bounds,
+    unit_bytes: f64,
+    view: &View,
+    raster: &mut Raster,
+) -> Vec<Slot> {
+    let pixels = Affine::of(chart);
+    let edge = view.px(1.0) as i32;
+    let roomy = view.px(ROOMY) as i32;
+    let tall = f64::from(view.px(NAME_HEIGHT)) - 1.0;
+    // name_inside measures with plotters' own mapping, a pixel or two off this one
+    let name_height = view.px(NAME_HEIGHT) as i32 - 4;
+    let name_width = 4 * view.px(4.0) as i32 - 4;
+    let faded = match view.highlight {
+        Some(_) => 0.45,
+        None => 0.9,
+    };
+    let colours = PALETTE.map(|c| on_white(c, faded));
+    let bytes = (bounds.y.0 * unit_bytes, bounds.y.1 * unit_bytes);
+    let mut named = Vec::new();
+    for run in index.near(bounds.x, bytes) {
+        for &t in run {
+            let Some(c) = bounds.clip(corners(t, unit_bytes)) else {
+                continue;
+            };
+            let chosen = is_chosen(t.id, view);
+            let colour = if chosen {
+                pool_colour(t.pool)
+            } else {
+                colours[t.pool as usize % PALETTE.len()]
+            };
+            let (left, bottom) = pixels.at(c[0]);
+            let (right, top) = pixels.at(c[1]);
+            let (wide, high) = (right - left, bottom - top);
+            if (0..=1).contains(&wide) && (0..=1).contains(&high) {
+                raster.dot(left, top, colour);
+                if chosen {
+                    named.push(t);
+                }
+                continue;
+            }
+            if (0..=1).contains(&wide) && high > 1 {
+                raster.column(left, (top, bottom), colour);
+            } else {
+                raster.fill((left, top), (right, bottom), colour);
+            }
+            if wide >= roomy && high >= roomy {
+                raster.outline((left, top), (right, bottom), edge, WHITE);
+            }
+            let roomy_name = high >= name_height
+                && wide >= name_width
+                && pixels.height(t.size as f64 / unit_bytes) >= tall;
+            if chosen || roomy_name {
+                named.push(t);
+            }
+        }
+    }
+    named
+}
+
+/// Where a chart's tensors come from: the plan in its order, or its index (all of
+/// it for [`Paint::Full`], the runs near the window for [`Paint::Fast`]).
+#[derive(Clone, Copy)]
+struct Find<'p> {
+    plan: &'p Plan,
+    index: Option<&'p StepIndex>,
+    bounds: Bounds,
+    unit_bytes: f64,
+    paint: Paint,
+}
+
+impl<'p> Find<'p> {
+    /// The tensors that may be inside the bounds.
+    fn candidates(self) -> Box<dyn Iterator<Item = Slot> + 'p> {
+        let Find {
+            plan,
+            index,
+            bounds,
+            unit_bytes,
+            paint,
+        } = self;
+        match (index, paint) {
+            (None, _) => Box::new(plan.tensors.iter().enumerate().map(|(i, t)| Slot::of(i, t))),
+            (Some(index), Paint::Full) => Box::new(index.all()),
+            (Some(index), Paint::Fast) => {
+                let bytes = (bounds.y.0 * unit_bytes, bounds.y.1 * unit_bytes);
+                Box::new(index.near(bounds.x, bytes).flatten().copied())
+            }
+        }
+    }
+
+    /// The tensors inside the bounds, each with its corners cut to them.
+    fn shown(self) -> impl Iterator<Item = (Slot, [(f64, f64); 2])> + 'p {
+        let Find {
+            bounds, unit_bytes, ..
+        } = self;
+        self.candidates()
+            .filter_map(move |t| bounds.clip(corners(t, unit_bytes)).map(|c| (t, c)))
+    }
+}
+
 /// The data corners of tensor `t`'s rectangle.
 fn corners(t: Slot, unit_bytes: f64) -> [(f64, f64); 2] {
     [
@@ -204,29 +396,6 @@ fn corners(t: Slot, unit_bytes: f64) -> [(f64, f64); 2] {
             (t.offset + t.size) as f64 / unit_bytes,
         ),
     ]
-}
-
-/// The tensors of `plan` that may be inside `bounds`: all, or those `index` finds.
-fn candidates<'p>(
-    plan: &'p Plan,
-    index: Option<&'p StepIndex>,
-    bounds: Bounds,
-) -> Box<dyn Iterator<Item = Slot> + 'p> {
-    match index {
-        Some(index) => Box::new(index.around(bounds.x.0, bounds.x.1)),
-        None => Box::new(plan.tensors.iter().enumerate().map(|(i, t)| Slot::of(i, t))),
-    }
-}
-
-/// The tensors of `plan` inside `bounds`, each with its corners cut to them.
-fn shown<'p>(
-    plan: &'p Plan,
-    index: Option<&'p StepIndex>,
-    bounds: Bounds,
-    unit_bytes: f64,
-) -> impl Iterator<Item = (Slot, [(f64, f64); 2])> + 'p {
-    candidates(plan, index, bounds)
-        .filter_map(move |t| bounds.clip(corners(t, unit_bytes)).map(|c| (t, c)))
 }
 
 fn is_chosen(id: u32, view: &View) -> bool {
@@ -248,15 +417,13 @@ const NAME_HEIGHT: f64 = 16.0;
 /// Tensors shown get a white edge from this many CSS pixels up.
 const ROOMY: f64 = 6.0;
 
-/// The boxes of the tensors in `bounds`: pool colour, faded unless chosen.
+/// The boxes of the tensors `find` finds inside its bounds: pool colour, faded
+/// unless chosen.
 fn tensor_boxes<'p>(
-    plan: &'p Plan,
-    index: Option<&'p StepIndex>,
-    bounds: Bounds,
-    unit_bytes: f64,
+    find: Find<'p>,
     view: &'p View,
 ) -> impl Iterator<Item = (RGBColor, f64, [(f64, f64); 2])> + 'p {
-    shown(plan, index, bounds, unit_bytes)
+    find.shown()
         .map(move |(t, c)| (pool_colour(t.pool), alpha(t, view), c))
 }
 

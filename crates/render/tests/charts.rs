@@ -451,3 +451,107 @@ fn a_step_index_draws_the_same_shapes_at_every_zoom() {
         assert_eq!(sorted_lines(&all), sorted_lines(&indexed), "{window:?}");
     }
 }
+
+/// The pixels and the SVG (axes, names, outline) of the time-by-address chart of
+/// `plan` painted into a raster as `paint` says.
+fn painted(
+    plan: &memplan::Plan,
+    index: &render::StepIndex,
+    view: &View,
+    paint: render::Paint,
+) -> (Vec<u8>, String) {
+    let (width, height) = (900, 500);
+    let mut raster = render::Raster::new();
+    raster.reset((width, height), WHITE);
+    let mut pixels = Vec::new();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        let mut put = |r: &render::Raster| pixels = r.bytes().to_vec();
+        let boxes = render::Boxes::Raster(&mut raster, &mut put);
+        render::time_address_painted(&root, plan, Some(index), view, boxes, paint).unwrap();
+        root.present().unwrap();
+    }
+    (pixels, svg)
+}
+
+#[test]
+fn the_fast_painter_paints_the_pixels_of_every_tensor_visited() {
+    let plan = many_short_lives();
+    let tall = plan.tensors.iter().max_by_key(|t| t.size).unwrap().id;
+    let mut rng = common::Rng(5);
+    let mut windows = vec![
+        render::Window::FULL,
+        render::Window {
+            x0: 0.3,
+            x1: 0.31,
+            y0: 0.0,
+            y1: 1.0,
+        },
+        render::Window {
+            x0: 0.5,
+            x1: 0.52,
+            y0: 0.2,
+            y1: 0.4,
+        },
+        render::Window {
+            x0: 0.0,
+            x1: 0.004,
+            y0: 0.0,
+            y1: 0.3,
+        },
+        render::Window {
+            x0: 0.995,
+            x1: 1.0,
+            y0: 0.9,
+            y1: 1.0,
+        },
+    ];
+    for _ in 0..30 {
+        let (x, y) = (
+            rng.below(1000) as f64 / 1000.0,
+            rng.below(1000) as f64 / 1000.0,
+        );
+        let (w, h) = (
+            0.001 + rng.below(600) as f64 / 1000.0,
+            0.001 + rng.below(600) as f64 / 1000.0,
+        );
+        windows.push(render::Window {
+            x0: x,
+            x1: x + w,
+            y0: y,
+            y1: y + h,
+        });
+    }
+    let index = render::StepIndex::new(&plan);
+    let mut names = 0;
+    for (k, window) in windows.into_iter().enumerate() {
+        let highlight = match k % 3 {
+            0 => None,
+            1 => Some(u64::from(tall)),
+            _ => Some(rng.below(plan.tensors.len() as u64)),
+        };
+        for scale in [1.0, 2.0] {
+            let view = View {
+                scale,
+                highlight,
+                window: window.clamped(),
+            };
+            let (fast, fast_svg) = painted(&plan, &index, &view, render::Paint::Fast);
+            let (full, full_svg) = painted(&plan, &index, &view, render::Paint::Full);
+            let white = full
+                .chunks(4)
+                .filter(|p| p == &[255, 255, 255, 255])
+                .count();
+            assert!(white < full.len() / 4, "{view:?}: nothing painted");
+            let differ = fast.iter().zip(&full).filter(|(a, b)| a != b).count();
+            assert_eq!(differ, 0, "{differ} bytes differ at {view:?}");
+            assert!(
+                fast_svg == full_svg,
+                "{view:?}: the axes, names or outline differ"
+            );
+            names += full_svg.matches("<text").count();
+        }
+    }
+    assert!(names > 0);
+}

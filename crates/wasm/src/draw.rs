@@ -6,7 +6,7 @@ use crate::Thrown;
 use memplan::plan::Plan;
 use memplan::PlanReport;
 use memplan_formats::packed;
-use memplan_render::{self as render, Boxes, Raster, StepIndex};
+use memplan_render::{self as render, Boxes, Paint, Raster, StepIndex};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
@@ -47,6 +47,9 @@ pub struct Drawing {
     /// Colour key per tensor id instead of the pool (e.g. the producer's op type).
     keys: Option<Vec<u32>>,
     raster: Raster,
+    /// How the time-by-address boxes are painted: fast, or every tensor visited (the
+    /// reference the page's tests hold the fast painter to).
+    paint: Paint,
 }
 
 impl Default for Drawing {
@@ -64,6 +67,7 @@ impl Drawing {
             indexes: [None, None],
             keys: None,
             raster: Raster::new(),
+            paint: Paint::Fast,
         }
     }
 
@@ -123,6 +127,13 @@ impl Drawing {
         }
     }
 
+    /// Paints the time-by-address boxes by visiting every tensor when `full`, as a
+    /// reference for the fast painter (the default), which must draw the same pixels.
+    #[wasm_bindgen(js_name = setFullPaint)]
+    pub fn set_full_paint(&mut self, full: bool) {
+        self.paint = if full { Paint::Full } else { Paint::Fast };
+    }
+
     /// Forgets the plan in `slot`.
     pub fn clear(&mut self, slot: u8) -> Result<(), Thrown> {
         let slot = slot_index(Some(slot))?;
@@ -146,9 +157,10 @@ impl Drawing {
         let plan = &report(&self.reports, slot)?.plan;
         let index = self.indexes[slot_index(slot)?].as_ref();
         let view = view(scale, highlight.map(u64::from), window)?;
+        let paint = self.paint;
         let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
             let boxes = Boxes::Raster(raster, put);
-            render::time_address_indexed(root, plan, index, &view, boxes)
+            render::time_address_painted(root, plan, index, &view, boxes, paint)
         })?;
         to_js(&frame)
     }
