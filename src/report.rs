@@ -26,6 +26,10 @@ pub struct PlanReport {
     /// The capacity the plan was asked to fit in, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<u64>,
+    /// A searching strategy used more than its budget plus a tenth: the one
+    /// greedy pass it always makes took longer than that.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over_budget: bool,
 }
 
 impl PlanReport {
@@ -41,6 +45,7 @@ impl PlanReport {
             profile: plan.profile(),
             ratio: plan.ratio(),
             capacity,
+            over_budget: false,
             plan,
         }
     }
@@ -51,6 +56,9 @@ impl Analysis {
     /// [`PlanReport::new`]), with the capacity the analysis was asked to fit in.
     pub fn report(&self, graph: &Graph, strategy: Strategy, budget: &mut Budget) -> PlanReport {
         let plan = self.plan_within(graph, strategy, budget);
-        PlanReport::new(graph, plan, self.opts.pack.capacity)
+        PlanReport {
+            over_budget: strategy.searches() && budget.overran(),
+            ..PlanReport::new(graph, plan, self.opts.pack.capacity)
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! seed and a work budget.
 
 use super::budget::{Budget, Rng};
-use super::fit::place_in_order;
+use super::fit::{greedy_order, place_charged, Pass};
 use super::Fit;
 use super::{peak, PackOptions};
 use crate::liveness::{max_live_bytes, Buffer};
@@ -22,54 +22,116 @@ pub(super) struct Found {
 
 /// Stops as soon as the peak reaches `target` (the lower bound, or a capacity).
 pub(super) fn pack(buffers: &[Buffer], opts: PackOptions, budget: &mut Budget) -> Found {
-    let target = opts.capacity.unwrap_or(0).max(max_live_bytes(buffers));
-    let mut best = greedy(buffers, opts, target, budget);
-    if best.peak > target {
-        improve(buffers, opts, target, &mut best, budget);
-    }
-    best
+    pack_sharing(buffers, opts, budget, 1.0, u64::MAX)
 }
 
-fn evaluate(buffers: &[Buffer], visit: Vec<u32>, fit: Fit, opts: PackOptions) -> Found {
-    let offsets = place_in_order(buffers, &visit, fit, opts);
+/// [`pack`], the passes of `greedy-size` and `best-fit` on all of `budget`, the
+/// rest on `share` of what remains and at most `units` (a search's start).
+pub(super) fn pack_sharing(
+    buffers: &[Buffer],
+    opts: PackOptions,
+    budget: &mut Budget,
+    share: f64,
+    units: u64,
+) -> Found {
+    let target = opts.capacity.unwrap_or(0).max(max_live_bytes(buffers));
+    let mut rest = candidates(buffers);
+    let first: Vec<(Vec<u32>, Fit)> = rest.drain(..SINGLE_ORDER).collect();
+    let best = greedy(buffers, opts, target, budget, first, None);
+    if best.peak <= target {
+        return best;
+    }
+    budget.share_at_most(share, units, |budget| {
+        let mut best = greedy(buffers, opts, target, budget, rest, Some(best));
+        if best.peak > target {
+            improve(buffers, opts, target, &mut best, budget);
+        }
+        best
+    })
+}
+
+/// The candidates that are the passes of `greedy-size` and `best-fit`.
+const SINGLE_ORDER: usize = 3;
+
+/// The packing of one visit order and fit rule, its work charged to `budget`;
+/// None when a `Within` pass ran out of budget.
+fn evaluate(
+    buffers: &[Buffer],
+    visit: Vec<u32>,
+    fit: Fit,
+    opts: PackOptions,
+    budget: &mut Budget,
+    pass: Pass,
+) -> Option<Found> {
+    let offsets = place_charged(buffers, &visit, fit, opts, budget, pass)?;
     let tops = buffers
         .iter()
         .zip(&offsets)
         .map(|(b, &o)| u128::from(o + b.size))
         .sum();
-    Found {
+    Some(Found {
         peak: peak(buffers, &offsets),
         offsets,
         visit,
         fit,
         tops,
-    }
+    })
 }
 
 fn better(a: &Found, b: &Found) -> bool {
     (a.peak, a.tops) < (b.peak, b.tops)
 }
 
-/// Every visit order under both fit rules; the best packing.
-fn greedy(buffers: &[Buffer], opts: PackOptions, target: u64, budget: &mut Budget) -> Found {
-    let n = buffers.len() as u64;
-    let mut best: Option<Found> = None;
-    for visit in visit_orders(buffers) {
-        for fit in [Fit::Best, Fit::Lowest] {
-            let found = evaluate(buffers, visit.clone(), fit, opts);
-            budget.spend(n);
-            if best.as_ref().is_none_or(|b| better(&found, b)) {
-                budget.report("best-of: greedy", found.peak, target);
-                best = Some(found);
-            }
-            // every order runs, whatever the budget: never worse than greedy-size
-            // or best-fit, whose orders are among them
-            if best.as_ref().is_some_and(|b| b.peak <= target) {
-                return best.expect("one order at least");
-            }
+/// The `candidates` (see there) while the budget lasts, after `best` if any; the
+/// best packing. The first pass of all always runs to the end: that of
+/// `greedy-size`.
+fn greedy(
+    buffers: &[Buffer],
+    opts: PackOptions,
+    target: u64,
+    budget: &mut Budget,
+    candidates: Vec<(Vec<u32>, Fit)>,
+    mut best: Option<Found>,
+) -> Found {
+    for (visit, fit) in candidates {
+        let pass = if best.is_none() {
+            Pass::Whole
+        } else {
+            Pass::Within
+        };
+        let Some(found) = evaluate(buffers, visit, fit, opts, budget, pass) else {
+            break;
+        };
+        if best.as_ref().is_none_or(|b| better(&found, b)) {
+            budget.report("best-of: greedy", found.peak, target);
+            best = Some(found);
+        }
+        if best.as_ref().is_some_and(|b| b.peak <= target) {
+            break;
         }
     }
-    best.expect("one order at least")
+    best.expect("the first pass runs to the end")
+}
+
+/// The (visit order, fit rule) pairs in the order they are tried: the passes of
+/// `greedy-size` and `best-fit` first (the first three orders under the best
+/// fit), so that a short budget still gives the better of the two; then every
+/// order under the lowest fit, then the other orders under the best fit.
+fn candidates(buffers: &[Buffer]) -> Vec<(Vec<u32>, Fit)> {
+    let orders = visit_orders(buffers);
+    let mut out: Vec<(Vec<u32>, Fit)> = Vec::with_capacity(2 * orders.len());
+    out.extend(
+        orders[..SINGLE_ORDER]
+            .iter()
+            .map(|v| (v.clone(), Fit::Best)),
+    );
+    out.extend(orders.iter().map(|v| (v.clone(), Fit::Lowest)));
+    out.extend(
+        orders[SINGLE_ORDER..]
+            .iter()
+            .map(|v| (v.clone(), Fit::Best)),
+    );
+    out
 }
 
 fn visit_orders(buffers: &[Buffer]) -> Vec<Vec<u32>> {
@@ -81,16 +143,8 @@ fn visit_orders(buffers: &[Buffer]) -> Vec<Vec<u32>> {
     };
     let size = |b: &Buffer| u128::from(b.size);
     let len = |b: &Buffer| u128::from(b.life.duration());
-    let mut greedy_size: Vec<u32> = (0..buffers.len() as u32).collect();
-    greedy_size.sort_by_key(|&i| {
-        (
-            Reverse(buffers[i as usize].size),
-            buffers[i as usize].life.start,
-            i,
-        )
-    });
     vec![
-        greedy_size,
+        greedy_order(buffers),
         by(&|b, _| (size(b), len(b))),
         by(&|b, _| (len(b), size(b))),
         by(&|b, _| (size(b) * len(b), size(b))),
@@ -158,8 +212,9 @@ fn improve(
         } else {
             best.fit
         };
-        let found = evaluate(buffers, visit, fit, opts);
-        budget.spend(n as u64);
+        let Some(found) = evaluate(buffers, visit, fit, opts, budget, Pass::Within) else {
+            break;
+        };
         if (found.peak, found.tops) <= (best.peak, best.tops) {
             if found.peak < best.peak {
                 budget.report("best-of: moves", found.peak, target);

@@ -47,6 +47,9 @@ pub(super) struct Busy {
     /// Ancestors already gathered by the current query: `seen[v] == round`.
     seen: Vec<u32>,
     round: u32,
+    /// Work done so far: sets gathered, ranges merged and ranges recorded (see
+    /// [`Busy::steps`]).
+    steps: u64,
 }
 
 impl Busy {
@@ -70,6 +73,7 @@ impl Busy {
             heads: Vec::new(),
             seen: vec![0; 2 * leaves],
             round: 0,
+            steps: 0,
         }
     }
 
@@ -80,6 +84,12 @@ impl Busy {
             self.starts.partition_point(|&s| s < life.start) + self.leaves,
             self.starts.partition_point(|&s| s <= life.end) + self.leaves,
         )
+    }
+
+    /// The work done so far, in steps that each cost about the same: a set
+    /// gathered for a query, a range merged, a range recorded on a node.
+    pub(super) fn steps(&self) -> u64 {
+        self.steps
     }
 
     /// Records `buffer` as placed at `offset` (it must have bytes).
@@ -103,11 +113,13 @@ impl Busy {
     /// Adds `[from, to)` to `own` of `node` and to `under` of it and its ancestors,
     /// stopping at the first that has it already (so do all above it).
     fn record(&mut self, node: usize, from: u64, to: u64) {
+        self.steps += 1;
         if node < self.leaves {
             add(&mut self.sets[2 * self.leaves + node], from, to, self.grain);
         }
         let mut v = node;
         while v >= 1 && add(&mut self.sets[v], from, to, self.grain) {
+            self.steps += 1;
             v >>= 1;
         }
     }
@@ -116,7 +128,9 @@ impl Busy {
     /// the same as `choose` (in `fit.rs`) on their ranges.
     pub(super) fn choose(&mut self, buffer: &Buffer, fit: Fit, align: u64) -> u64 {
         self.gather(buffer);
+        self.steps += 1 + self.query.len() as u64;
         pick(
+            &mut self.steps,
             &self.sets,
             &self.query,
             &mut self.heads,
@@ -200,8 +214,10 @@ struct Head {
 ///
 /// The sets' ranges are merged by start as `choose` merges the busy ranges (same
 /// union, so the same gaps and top); each set skips its ranges below the cursor.
-/// `heads` holds the current range of each set by decreasing start.
+/// `heads` holds the current range of each set by decreasing start. Counts the
+/// ranges merged in `steps`.
 fn pick(
+    steps: &mut u64,
     sets: &[Ranges],
     query: &[usize],
     heads: &mut Vec<Head>,
@@ -220,6 +236,7 @@ fn pick(
     let mut cursor = 0u64;
     let mut best: Option<(u64, u64)> = None; // (gap size, offset)
     while let Some(head) = heads.pop() {
+        *steps += 1;
         if head.from > cursor {
             let at = align_up(cursor, align);
             if at + size <= head.from {

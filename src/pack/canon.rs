@@ -82,7 +82,14 @@ struct Solver<'p, 'b, 'a> {
     epoch: u32,
     nodes_left: u64,
     budget: &'b mut Budget<'a>,
+    /// Work done so far, in entries visited (buffers, sections, overlaps, log
+    /// entries), and how much of it is charged to the budget already.
+    steps: u64,
+    charged: u64,
 }
+
+/// Entries visited by the search per work unit: about 2.5 µs.
+const STEPS_PER_UNIT: u64 = 1200;
 
 /// Searches for a packing of `p` into `capacity` bytes with offsets multiple of `align`.
 pub(super) fn decide(p: &Sections, capacity: u64, align: u64, budget: &mut Budget) -> Decision {
@@ -118,6 +125,8 @@ pub(super) fn decide(p: &Sections, capacity: u64, align: u64, budget: &mut Budge
         epoch: 0,
         nodes_left: 0,
         budget,
+        steps: 0,
+        charged: 0,
     };
     solver.round_robin()
 }
@@ -201,10 +210,16 @@ impl Solver<'_, '_, '_> {
             return Status::Aborted;
         }
         self.nodes_left -= 1;
-        // a node costs about one pass over the partition's buffers and sections
-        let cost = 1 + (order.len() as u64 + u64::from(s_hi - s_lo)) / 32;
-        if self.budget.spend(cost) {
-            return Status::OutOfTime;
+        // the work since the last node: this node's scan, and the places,
+        // checks and undos of the candidates tried before it
+        self.steps += 50 + order.len() as u64;
+        let units = self.steps / STEPS_PER_UNIT;
+        if units > self.charged {
+            let out = self.budget.spend(units - self.charged);
+            self.charged = units;
+            if out {
+                return Status::OutOfTime;
+            }
         }
         let mut cands: Vec<(u64, u32)> = order
             .iter()
@@ -215,6 +230,7 @@ impl Solver<'_, '_, '_> {
         if cands.is_empty() {
             return Status::Found;
         }
+        self.steps += cands.len() as u64;
         cands.sort_unstable();
         let min_height = cands
             .iter()
@@ -279,6 +295,7 @@ impl Solver<'_, '_, '_> {
         self.solution[bi] = off;
         self.epoch += 1;
         let mut affected: Vec<u32> = Vec::new();
+        self.steps += (p.overlaps[bi].len() + (p.hi[bi] - p.lo[bi]) as usize) as u64;
         for &o in &p.overlaps[bi] {
             let oi = o as usize;
             if self.offset[oi] != NONE || self.min_offset[oi] >= top {
@@ -286,6 +303,7 @@ impl Solver<'_, '_, '_> {
             }
             self.log.push(Change::MinOffset(o, self.min_offset[oi]));
             self.min_offset[oi] = align_up(top, self.align);
+            self.steps += u64::from(p.hi[oi] - p.lo[oi]);
             for s in p.lo[oi]..p.hi[oi] {
                 if self.stamp[s as usize] != self.epoch {
                     self.stamp[s as usize] = self.epoch;
@@ -301,6 +319,7 @@ impl Solver<'_, '_, '_> {
         }
         for s in affected {
             let si = s as usize;
+            self.steps += p.members[si].len() as u64;
             let lowest = p.members[si]
                 .iter()
                 .filter(|&&m| self.offset[m as usize] == NONE)
@@ -316,6 +335,7 @@ impl Solver<'_, '_, '_> {
     }
 
     fn unplace(&mut self, b: u32, mark: usize) {
+        self.steps += (self.log.len() - mark) as u64;
         while self.log.len() > mark {
             match self.log.pop().expect("a change") {
                 Change::MinOffset(o, v) => self.min_offset[o as usize] = v,
@@ -330,7 +350,8 @@ impl Solver<'_, '_, '_> {
     }
 
     /// No section of `s_lo..s_hi` needs more than the capacity.
-    fn consistent(&self, s_lo: u32, s_hi: u32, off: u64) -> bool {
+    fn consistent(&mut self, s_lo: u32, s_hi: u32, off: u64) -> bool {
+        self.steps += u64::from(s_hi - s_lo);
         (s_lo as usize..s_hi as usize).all(|s| {
             let floor = if self.total[s] > 0 {
                 self.floor[s].max(off)

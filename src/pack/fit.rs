@@ -4,6 +4,7 @@
 //! - `greedy-size`: largest first (ties: earlier birth), each in the smallest gap
 //!   that fits between the buffers it overlaps in time, else on top of them.
 
+use super::budget::Budget;
 use super::busy::Busy;
 use super::overlap::Overlaps;
 use super::{align_up, Fit, PackOptions};
@@ -17,8 +18,48 @@ pub type Place = fn(&[Buffer], &[u32], Fit, PackOptions) -> Vec<u64>;
 /// Each goes where `choose` puts it among the placed buffers overlapping it in
 /// time, found as the union of their ranges (`busy::Busy`).
 pub fn place_in_order(buffers: &[Buffer], visit: &[u32], fit: Fit, opts: PackOptions) -> Vec<u64> {
+    place(buffers, visit, fit, opts, None, Pass::Whole).expect("a whole pass ends")
+}
+
+/// Steps of the placement (see `Busy::steps`) per work unit: about 2.5 µs.
+const STEPS_PER_UNIT: u64 = 40;
+
+/// Whether a charged pass may stop when the budget runs out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Pass {
+    /// To the end, whatever the budget (the one pass every search makes).
+    Whole,
+    /// Abandoned as soon as the budget is exhausted.
+    Within,
+}
+
+/// [`place_in_order`] charging its work to `budget` as it goes; None when the
+/// pass was `Within` and the budget ran out before the last buffer.
+pub(super) fn place_charged(
+    buffers: &[Buffer],
+    visit: &[u32],
+    fit: Fit,
+    opts: PackOptions,
+    budget: &mut Budget,
+    pass: Pass,
+) -> Option<Vec<u64>> {
+    if pass == Pass::Within && budget.exhausted() {
+        return None;
+    }
+    place(buffers, visit, fit, opts, Some(budget), pass)
+}
+
+fn place(
+    buffers: &[Buffer],
+    visit: &[u32],
+    fit: Fit,
+    opts: PackOptions,
+    mut budget: Option<&mut Budget>,
+    pass: Pass,
+) -> Option<Vec<u64>> {
     let mut offsets = vec![0u64; buffers.len()];
     let mut placed = Busy::new(buffers, opts.align);
+    let mut charged = 0u64;
     for &i in visit {
         let b = &buffers[i as usize];
         let at = placed.choose(b, fit, opts.align);
@@ -27,8 +68,23 @@ pub fn place_in_order(buffers: &[Buffer], visit: &[u32], fit: Fit, opts: PackOpt
         if b.size > 0 {
             placed.insert(b, at);
         }
+        if let Some(budget) = budget.as_deref_mut() {
+            let units = placed.steps() / STEPS_PER_UNIT;
+            if units > charged {
+                let out = budget.spend(units - charged);
+                charged = units;
+                if out && pass == Pass::Within {
+                    return None;
+                }
+            }
+        }
     }
-    offsets
+    if let Some(budget) = budget {
+        // the rest, rounded up: every pass costs at least a unit
+        let units = placed.steps().div_ceil(STEPS_PER_UNIT).max(1);
+        budget.spend(units - charged);
+    }
+    Some(offsets)
 }
 
 /// [`place_in_order`] by listing every placed buffer overlapping each one and
@@ -83,11 +139,17 @@ pub fn first_fit(buffers: &[Buffer], opts: PackOptions, place: Place) -> Vec<u64
     place(buffers, &birth_order(buffers), Fit::Lowest, opts)
 }
 
-pub fn greedy_size(buffers: &[Buffer], opts: PackOptions, place: Place) -> Vec<u64> {
+/// The visit order of `greedy-size`: largest first, ties by earlier birth, then
+/// by index.
+pub fn greedy_order(buffers: &[Buffer]) -> Vec<u32> {
     let mut visit: Vec<u32> = (0..buffers.len() as u32).collect();
     visit.sort_by_key(|&i| {
         let b = &buffers[i as usize];
         (std::cmp::Reverse(b.size), b.life.start, i)
     });
-    place(buffers, &visit, Fit::Best, opts)
+    visit
+}
+
+pub fn greedy_size(buffers: &[Buffer], opts: PackOptions, place: Place) -> Vec<u64> {
+    place(buffers, &greedy_order(buffers), Fit::Best, opts)
 }

@@ -178,7 +178,12 @@ impl Strategy {
             Strategy::Naive => naive::pack(buffers, opts),
             Strategy::Pools => pools::pack(buffers, opts),
             Strategy::FirstFit => fit::first_fit(buffers, opts, fit::place_in_order),
-            Strategy::GreedySize => fit::greedy_size(buffers, opts, fit::place_in_order),
+            // charged (never stopped), so a caller can tell what one pass costs
+            Strategy::GreedySize => {
+                let visit = fit::greedy_order(buffers);
+                fit::place_charged(buffers, &visit, Fit::Best, opts, budget, fit::Pass::Whole)
+                    .expect("a whole pass ends")
+            }
             Strategy::BestFit => best_fit::pack(buffers, opts, fit::place_in_order),
             Strategy::BestOf => best_of::pack(buffers, opts, budget).offsets,
             Strategy::Search | Strategy::Reorder => return search::pack(buffers, opts, budget),

@@ -3,7 +3,8 @@
 //! as a plan fits (or proves none does); without one it first tries the lower
 //! bound, then bisects between the lowest capacity not yet excluded and the best
 //! peak found. The plan is proven optimal when its peak is the lower bound or the
-//! capacity one byte below it was proven infeasible.
+//! capacity one byte below it was proven infeasible. An instance too large for
+//! the exact search (see [`SIZE_LIMIT`]) gets `best-of` with the whole budget.
 
 use super::budget::Budget;
 use super::canon::{decide, Decision};
@@ -21,8 +22,15 @@ const START_PASSES: u64 = 100;
 
 pub(super) fn pack(buffers: &[Buffer], opts: PackOptions, budget: &mut Budget) -> Packed {
     let bound = max_live_bytes(buffers);
+    let Some(problem) = Sections::new(buffers, SIZE_LIMIT) else {
+        // too large for the exact search: all of the budget goes to best-of
+        return Packed {
+            offsets: best_of::pack(buffers, opts, budget).offsets,
+            proven_bound: bound,
+        };
+    };
     let passes = START_PASSES.saturating_mul(buffers.len() as u64);
-    let start = budget.share_at_most(START_SHARE, passes, |b| best_of::pack(buffers, opts, b));
+    let start = best_of::pack_sharing(buffers, opts, budget, START_SHARE, passes);
     let mut best = Packed {
         offsets: start.offsets,
         proven_bound: bound,
@@ -31,9 +39,6 @@ pub(super) fn pack(buffers: &[Buffer], opts: PackOptions, budget: &mut Budget) -
     if best_peak == bound || opts.capacity.is_some_and(|c| best_peak <= c) {
         return best;
     }
-    let Some(problem) = Sections::new(buffers, SIZE_LIMIT) else {
-        return best;
-    };
     let start_peak = best_peak;
     let mut adopt = |fit: Vec<u64>, best: &mut Packed, budget: &mut Budget| {
         let mut offsets = vec![0u64; buffers.len()];

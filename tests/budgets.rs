@@ -1,0 +1,112 @@
+//! Budgets hold: a searching strategy given a deterministic budget of work units
+//! spends at most that plus a tenth, plus the one greedy pass it always makes to
+//! the end (one per order for `reorder`, which plans on two orders). Counted in
+//! work units, not wall time, so the test is exact on any machine. Every large
+//! instance and every MiniMalloc instance; every plan is checked.
+//!
+//! The first passes are those of `greedy-size` and `best-fit`: a budget of a few
+//! passes already gives a plan no worse than either.
+//!
+//! The large files take seconds in a release build (`cargo test --release`).
+
+mod common;
+
+use memplan::pack::Budget;
+use memplan::{check, Analysis, Graph, Options, Plan, Strategy};
+use memplan_formats as formats;
+use std::path::{Path, PathBuf};
+
+const SEARCHING: [Strategy; 3] = [Strategy::BestOf, Strategy::Search, Strategy::Reorder];
+
+/// The corpus directory `sub`, which must be there (no skipping).
+fn corpus_files(sub: &str, at_least: usize) -> Vec<PathBuf> {
+    let dir = common::root().join("../shared/corpus").join(sub);
+    assert!(
+        dir.is_dir(),
+        "the shared corpus is missing at {} (this test needs it)",
+        dir.display()
+    );
+    let files = common::files(&dir, "csv");
+    assert!(
+        files.len() >= at_least,
+        "expected {at_least} files in {sub}"
+    );
+    files
+}
+
+fn read(file: &Path) -> Graph {
+    formats::read(&std::fs::read(file).unwrap(), None, "m").unwrap()
+}
+
+/// Plans with `strategy` on `units` work units; the plan and the units spent.
+fn plan(g: &Graph, a: &Analysis, strategy: Strategy, units: u64) -> (Plan, u64) {
+    let mut budget = Budget::work(units);
+    let plan = a.plan_within(g, strategy, &mut budget);
+    assert_eq!(
+        check::check(g, &plan),
+        vec![],
+        "{} {units}",
+        strategy.name()
+    );
+    (plan, budget.spent())
+}
+
+fn holds(file: &Path, budgets: &[u64]) {
+    let name = file.file_name().unwrap().to_string_lossy();
+    let g = read(file);
+    let a = memplan::analyse(&g, &Options::default()).unwrap();
+    // what one pass costs: greedy-size's, the pass every search makes first
+    let (_, pass) = plan(&g, &a, Strategy::GreedySize, u64::MAX);
+    assert!(pass > 0, "{name}: a greedy pass costs work");
+    for strategy in SEARCHING {
+        let passes = if strategy == Strategy::Reorder { 2 } else { 1 };
+        for &units in budgets {
+            let (_, spent) = plan(&g, &a, strategy, units);
+            let allowed = units + units / 10 + passes * pass;
+            assert!(
+                spent <= allowed,
+                "{name} {}: spent {spent} units of a budget of {units} (one pass: {pass})",
+                strategy.name()
+            );
+        }
+    }
+    // a few passes' worth: the passes of greedy-size and best-fit have run
+    let (few, _) = plan(&g, &a, Strategy::BestOf, 6 * pass);
+    for single in [Strategy::GreedySize, Strategy::BestFit] {
+        let p = a.plan(&g, single);
+        assert!(
+            few.peak_bytes <= p.peak_bytes,
+            "{name}: best-of on six passes' budget {} above {} {}",
+            few.peak_bytes,
+            single.name(),
+            p.peak_bytes
+        );
+    }
+}
+
+#[test]
+fn budgets_hold_on_the_large_instances() {
+    for file in corpus_files("large", 5) {
+        holds(&file, &[1, 20_000, 100_000]);
+    }
+}
+
+#[test]
+fn budgets_hold_on_the_minimalloc_instances() {
+    for file in corpus_files("minimalloc", 11) {
+        holds(&file, &[1, 20_000, 200_000]);
+    }
+}
+
+/// A budget counts from where it is made: the same units give the same plan.
+#[test]
+fn a_deterministic_budget_gives_the_same_plan_twice() {
+    let file = &corpus_files("minimalloc", 11)[0];
+    let g = read(file);
+    let a = memplan::analyse(&g, &Options::default()).unwrap();
+    for strategy in SEARCHING {
+        let (p, s) = plan(&g, &a, strategy, 50_000);
+        let (q, t) = plan(&g, &a, strategy, 50_000);
+        assert_eq!((p.tensors, s), (q.tensors, t), "{}", strategy.name());
+    }
+}
