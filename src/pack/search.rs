@@ -68,7 +68,7 @@ pub(super) fn pack(buffers: &[Buffer], opts: PackOptions, budget: &mut Budget) -
     let mut first = true;
     while lo < hi && !budget.exhausted() {
         let cap = if first { lo } else { lo + (hi - lo) / 2 };
-        let share = if first { 0.4 } else { 0.5 };
+        let share = if first { 0.8 } else { 0.5 };
         first = false;
         match budget.share(share, |b| decide(&problem, cap, opts.align, b)) {
             Decision::Fits(fit) => hi = adopt(fit, &mut best, budget),
