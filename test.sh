@@ -10,6 +10,8 @@ cargo test --release
 
 echo "== memplan bench (every plan checked)"
 cargo run --release --quiet -- bench
+echo "== memplan bench on the large instances (time per strategy; every plan checked)"
+cargo run --release --quiet -- bench ../shared/corpus/large
 
 echo "== wasm build"
 ./build.sh

@@ -336,6 +336,12 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
             report::plan_text(&graph, plan, &plan_report.violations)
         );
         print!("{}", search_text(&analysis, &ordered, plan, &common.opts));
+        if plan_report.over_budget {
+            println!(
+                "budget       {budget_ms} ms exceeded by more than a tenth: the one greedy pass \
+                 a search always makes takes longer on this graph"
+            );
+        }
         print!("{}", report::nested_text(&graph, &nested));
     };
     match json.as_deref() {
