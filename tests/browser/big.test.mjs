@@ -32,7 +32,10 @@ async function load(page) {
 /** A slow plan runs in the worker: the page answers, shows the progress note, and Cancel keeps the plan on show. */
 async function cancel(page) {
   const before = { peak: await text(page, 'sum-peak'), hash: (await canvasInk(page, CHART)).hash };
-  // best-of packs the graph sixteen ways before it improves: seconds at this size
+  // best-of holds its budget: twenty seconds of it keep the worker busy long enough
+  await page.locator('#budget').fill('20000');
+  await page.locator('#budget').dispatchEvent('change');
+  await idle(page);
   await page.locator('#strategy').selectOption('best-of');
   await page.waitForSelector('#busy:not([hidden])', { timeout: 10000 }).catch(() => {});
   check('a long plan shows the progress note', await visible(page, 'busy'));
