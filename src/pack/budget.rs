@@ -113,17 +113,25 @@ impl<'a> Budget<'a> {
         self.exhausted
     }
 
+    /// Spends the whole units in `steps` (at `per_unit` steps each) beyond the
+    /// `charged` units spent on them already, and records them; true when this
+    /// spending exhausted the budget (false when there was no whole unit to spend).
+    pub(crate) fn charge(&mut self, steps: u64, per_unit: u64, charged: &mut u64) -> bool {
+        let units = steps / per_unit;
+        if units <= *charged {
+            return false;
+        }
+        let more = units - *charged;
+        *charged = units;
+        self.spend(more)
+    }
+
     pub fn exhausted(&self) -> bool {
         self.exhausted
     }
 
     pub fn spent(&self) -> u64 {
         self.work
-    }
-
-    /// The work units it was given (`u64::MAX` for a clock's budget).
-    pub fn given_work(&self) -> u64 {
-        self.given_work
     }
 
     /// True when more than the budget plus a tenth was used: time on the clock,

@@ -213,13 +213,11 @@ impl Solver<'_, '_, '_> {
         // the work since the last node: this node's scan, and the places,
         // checks and undos of the candidates tried before it
         self.steps += 50 + order.len() as u64;
-        let units = self.steps / STEPS_PER_UNIT;
-        if units > self.charged {
-            let out = self.budget.spend(units - self.charged);
-            self.charged = units;
-            if out {
-                return Status::OutOfTime;
-            }
+        if self
+            .budget
+            .charge(self.steps, STEPS_PER_UNIT, &mut self.charged)
+        {
+            return Status::OutOfTime;
         }
         let mut cands: Vec<(u64, u32)> = order
             .iter()

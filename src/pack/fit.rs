@@ -69,13 +69,8 @@ fn place(
             placed.insert(b, at);
         }
         if let Some(budget) = budget.as_deref_mut() {
-            let units = placed.steps() / STEPS_PER_UNIT;
-            if units > charged {
-                let out = budget.spend(units - charged);
-                charged = units;
-                if out && pass == Pass::Within {
-                    return None;
-                }
+            if budget.charge(placed.steps(), STEPS_PER_UNIT, &mut charged) && pass == Pass::Within {
+                return None;
             }
         }
     }
