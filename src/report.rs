@@ -57,7 +57,7 @@ impl Analysis {
     pub fn report(&self, graph: &Graph, strategy: Strategy, budget: &mut Budget) -> PlanReport {
         let plan = self.plan_within(graph, strategy, budget);
         PlanReport {
-            over_budget: strategy.searches() && budget.overran(),
+            over_budget: strategy.overran(budget),
             ..PlanReport::new(graph, plan, self.opts.pack.capacity)
         }
     }

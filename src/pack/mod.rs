@@ -112,6 +112,13 @@ impl Strategy {
         )
     }
 
+    /// This strategy, run on `budget`, used more than it plus a tenth (see
+    /// [`Budget::overran`]); never for the strategies that do not search, which
+    /// make their passes whatever the budget.
+    pub fn overran(self, budget: &Budget) -> bool {
+        self.searches() && budget.overran()
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Naive => "naive",

@@ -79,7 +79,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             let mut budget = common.budget(budget_ms);
             let plan = analysis.plan_within(&graph, strategy, &mut budget);
             let pack_ms = started.elapsed().as_secs_f64() * 1e3;
-            let over = strategy.searches() && budget.overran();
+            let over = strategy.overran(&budget);
             let ok = check::check(&graph, &plan).is_empty();
             invalid += usize::from(!ok);
             // against the bound of the graph's own order, also for `reorder`
