@@ -207,24 +207,16 @@ mod overlaps {
     //! against every pair compared directly, so every overlap must be named.
 
     use memplan::check::{check, Violation};
-    use memplan::graph::{Graph, Lifetime, Role, Tensor};
+    use memplan::graph::Graph;
     use memplan::{Options, Strategy};
     use proptest::prelude::*;
 
-    /// Tensors with given lifetimes (no ops) and random sizes, some empty.
+    /// Tensors with given (start, length, size) (no ops), some empty.
     fn graph_of(lives: &[(u32, u32, u64)]) -> Graph {
-        let tensors = lives
+        let spec = lives
             .iter()
-            .enumerate()
-            .map(|(i, &(start, len, size))| Tensor {
-                name: format!("b{i}"),
-                size,
-                role: Role::Arena,
-                level: None,
-                lifetime: Some(Lifetime::new(start, start + len)),
-            })
-            .collect();
-        Graph::new("random".into(), tensors, Vec::new()).unwrap()
+            .map(|&(start, len, size)| (start, start + len, size));
+        super::common::intervals("random", spec)
     }
 
     proptest! {

@@ -14,7 +14,7 @@
 
 mod common;
 
-use memplan::graph::{Graph, Lifetime, Role, Tensor, TensorId};
+use memplan::graph::{Graph, Lifetime, TensorId};
 use memplan::liveness::Buffer;
 use memplan::pack::reference::{self, Fit};
 use memplan::{check, Options, PackOptions, Strategy as Packing};
@@ -114,18 +114,8 @@ fn assert_valid(buffers: &[Buffer], offsets: &[u64], align: u64) -> Result<(), T
 
 /// A graph whose tensors are `buffers` (given lifetimes, no ops), for the checker.
 fn graph_of(buffers: &[Buffer]) -> Graph {
-    let tensors = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| Tensor {
-            name: format!("b{i}"),
-            size: b.size,
-            role: Role::Arena,
-            level: None,
-            lifetime: Some(b.life),
-        })
-        .collect();
-    Graph::new("random".into(), tensors, Vec::new()).unwrap()
+    let spec = buffers.iter().map(|b| (b.life.start, b.life.end, b.size));
+    common::intervals("random", spec)
 }
 
 fn options(align: u64) -> Options {

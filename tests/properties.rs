@@ -6,7 +6,7 @@ mod common;
 
 use memplan::graph::{Graph, Op, Role, Tensor, TensorId};
 use memplan::interference::{colour, max_clique};
-use memplan::liveness::{Lifetime, LiveOptions};
+use memplan::liveness::LiveOptions;
 use memplan::order::OrderKind;
 use memplan::{check, Options, PackOptions, Strategy as Packing};
 use proptest::prelude::*;
@@ -83,18 +83,10 @@ fn shuffle<T>(items: &mut [T], mut seed: u64) {
 /// Buffers with given lifetimes and no ops, like MiniMalloc instances.
 fn intervals() -> impl Strategy<Value = Graph> {
     prop::collection::vec((0u32..200, 0u32..50, size()), 0..60).prop_map(|bufs| {
-        let tensors = bufs
+        let spec = bufs
             .into_iter()
-            .enumerate()
-            .map(|(i, (start, len, size))| Tensor {
-                name: format!("b{i}"),
-                size,
-                role: Role::Arena,
-                level: None,
-                lifetime: Some(Lifetime::new(start, start + len)),
-            })
-            .collect();
-        Graph::new("intervals".into(), tensors, Vec::new()).unwrap()
+            .map(|(start, len, size)| (start, start + len, size));
+        common::intervals("intervals", spec)
     })
 }
 

@@ -4,26 +4,15 @@
 
 mod common;
 
-use memplan::graph::{Graph, Role, Tensor};
-use memplan::liveness::{Buffer, Lifetime};
+use memplan::graph::Graph;
+use memplan::liveness::Buffer;
 use memplan::order::OrderKind;
 use memplan::{check, Budget, Options, PackOptions, Plan, Strategy};
 use memplan_formats as formats;
 
 /// Buffers with given lifetimes, as a graph without ops.
 fn intervals(spec: &[(u32, u32, u64)]) -> Graph {
-    let tensors = spec
-        .iter()
-        .enumerate()
-        .map(|(i, &(start, end, size))| Tensor {
-            name: format!("b{i}"),
-            size,
-            role: Role::Arena,
-            level: None,
-            lifetime: Some(Lifetime::new(start, end)),
-        })
-        .collect();
-    Graph::new("intervals".into(), tensors, Vec::new()).unwrap()
+    common::intervals("intervals", spec.iter().copied())
 }
 
 /// Small random interval sets from a seed.

@@ -62,6 +62,23 @@ pub fn files(dir: &std::path::Path, ext: &str) -> Vec<PathBuf> {
 
 pub const MIB: u64 = 1 << 20;
 
+/// Tensors `b0, b1, ...` with the given (first step, last step, size), as a graph
+/// without ops named `name`, like a MiniMalloc instance.
+pub fn intervals(name: &str, spec: impl IntoIterator<Item = (u32, u32, u64)>) -> Graph {
+    let tensors = spec
+        .into_iter()
+        .enumerate()
+        .map(|(i, (start, end, size))| Tensor {
+            name: format!("b{i}"),
+            size,
+            role: Role::Arena,
+            level: None,
+            lifetime: Some(memplan::graph::Lifetime::new(start, end)),
+        })
+        .collect();
+    Graph::new(name.into(), tensors, Vec::new()).expect("valid intervals")
+}
+
 /// The workspace's root (where `Cargo.lock` is): these helpers serve the tests of
 /// the core in `tests/` and those of the crates under `crates/`.
 pub fn root() -> PathBuf {
