@@ -400,11 +400,10 @@ fn a_step_index_finds_the_box_under_every_point() {
     assert!(hits > 5_000, "{hits} of 20,000 points on a box");
 }
 
-#[test]
-fn a_step_index_draws_the_same_shapes_at_every_zoom() {
-    let plan = many_short_lives();
-    let index = render::StepIndex::new(&plan);
-    let windows = [
+/// The whole chart and three zooms: a thin slice of steps, a box in the middle,
+/// the first steps at the bottom bytes.
+fn zooms() -> Vec<render::Window> {
+    vec![
         render::Window::FULL,
         render::Window {
             x0: 0.3,
@@ -424,13 +423,20 @@ fn a_step_index_draws_the_same_shapes_at_every_zoom() {
             y0: 0.0,
             y1: 0.3,
         },
-        render::Window {
-            x0: 0.995,
-            x1: 1.0,
-            y0: 0.0,
-            y1: 1.0,
-        },
-    ];
+    ]
+}
+
+#[test]
+fn a_step_index_draws_the_same_shapes_at_every_zoom() {
+    let plan = many_short_lives();
+    let index = render::StepIndex::new(&plan);
+    let mut windows = zooms();
+    windows.push(render::Window {
+        x0: 0.995,
+        x1: 1.0,
+        y0: 0.0,
+        y1: 1.0,
+    });
     for window in windows {
         let view = View {
             window,
@@ -480,33 +486,13 @@ fn the_fast_painter_paints_the_pixels_of_every_tensor_visited() {
     let plan = many_short_lives();
     let tall = plan.tensors.iter().max_by_key(|t| t.size).unwrap().id;
     let mut rng = common::Rng(5);
-    let mut windows = vec![
-        render::Window::FULL,
-        render::Window {
-            x0: 0.3,
-            x1: 0.31,
-            y0: 0.0,
-            y1: 1.0,
-        },
-        render::Window {
-            x0: 0.5,
-            x1: 0.52,
-            y0: 0.2,
-            y1: 0.4,
-        },
-        render::Window {
-            x0: 0.0,
-            x1: 0.004,
-            y0: 0.0,
-            y1: 0.3,
-        },
-        render::Window {
-            x0: 0.995,
-            x1: 1.0,
-            y0: 0.9,
-            y1: 1.0,
-        },
-    ];
+    let mut windows = zooms();
+    windows.push(render::Window {
+        x0: 0.995,
+        x1: 1.0,
+        y0: 0.9,
+        y1: 1.0,
+    });
     for _ in 0..30 {
         let (x, y) = (
             rng.below(1000) as f64 / 1000.0,
