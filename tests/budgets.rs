@@ -13,30 +13,9 @@ mod common;
 
 use memplan::pack::Budget;
 use memplan::{check, Analysis, Graph, Options, Plan, Strategy};
-use memplan_formats as formats;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const SEARCHING: [Strategy; 3] = [Strategy::BestOf, Strategy::Search, Strategy::Reorder];
-
-/// The corpus directory `sub`, which must be there (no skipping).
-fn corpus_files(sub: &str, at_least: usize) -> Vec<PathBuf> {
-    let dir = common::root().join("../shared/corpus").join(sub);
-    assert!(
-        dir.is_dir(),
-        "the shared corpus is missing at {} (this test needs it)",
-        dir.display()
-    );
-    let files = common::files(&dir, "csv");
-    assert!(
-        files.len() >= at_least,
-        "expected {at_least} files in {sub}"
-    );
-    files
-}
-
-fn read(file: &Path) -> Graph {
-    formats::read(&std::fs::read(file).unwrap(), None, "m").unwrap()
-}
 
 /// Plans with `strategy` on `units` work units; the plan and the units spent.
 fn plan(g: &Graph, a: &Analysis, strategy: Strategy, units: u64) -> (Plan, u64) {
@@ -53,7 +32,7 @@ fn plan(g: &Graph, a: &Analysis, strategy: Strategy, units: u64) -> (Plan, u64) 
 
 fn holds(file: &Path, budgets: &[u64]) {
     let name = file.file_name().unwrap().to_string_lossy();
-    let g = read(file);
+    let g = common::read_graph(file);
     let a = memplan::analyse(&g, &Options::default()).unwrap();
     // what one pass costs: greedy-size's, the pass every search makes first
     let (_, pass) = plan(&g, &a, Strategy::GreedySize, u64::MAX);
@@ -86,14 +65,14 @@ fn holds(file: &Path, budgets: &[u64]) {
 
 #[test]
 fn budgets_hold_on_the_large_instances() {
-    for file in corpus_files("large", 5) {
+    for file in common::required_corpus("large", "csv", 5) {
         holds(&file, &[1, 20_000, 100_000]);
     }
 }
 
 #[test]
 fn budgets_hold_on_the_minimalloc_instances() {
-    for file in corpus_files("minimalloc", 11) {
+    for file in common::required_corpus("minimalloc", "csv", 11) {
         holds(&file, &[1, 20_000, 200_000]);
     }
 }
@@ -101,8 +80,8 @@ fn budgets_hold_on_the_minimalloc_instances() {
 /// A budget counts from where it is made: the same units give the same plan.
 #[test]
 fn a_deterministic_budget_gives_the_same_plan_twice() {
-    let file = &corpus_files("minimalloc", 11)[0];
-    let g = read(file);
+    let file = &common::required_corpus("minimalloc", "csv", 11)[0];
+    let g = common::read_graph(file);
     let a = memplan::analyse(&g, &Options::default()).unwrap();
     for strategy in SEARCHING {
         let (p, s) = plan(&g, &a, strategy, 50_000);

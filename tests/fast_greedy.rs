@@ -18,9 +18,7 @@ use memplan::graph::{Graph, Lifetime, TensorId};
 use memplan::liveness::Buffer;
 use memplan::pack::reference::{self, Fit};
 use memplan::{check, Options, PackOptions, Strategy as Packing};
-use memplan_formats as formats;
 use proptest::prelude::*;
-use std::path::PathBuf;
 
 const GREEDY: [Packing; 3] = [Packing::FirstFit, Packing::GreedySize, Packing::BestFit];
 
@@ -268,35 +266,10 @@ fn a_clique_stacks_in_visit_order() {
     }
 }
 
-/// The corpus directory `sub`: it must be there (no skipping).
-fn corpus(sub: &str) -> PathBuf {
-    let dir = common::root().join("../shared/corpus").join(sub);
-    assert!(
-        dir.is_dir(),
-        "the shared corpus is missing at {} (this test needs it)",
-        dir.display()
-    );
-    dir
-}
-
-fn corpus_files(sub: &str, at_least: usize) -> Vec<PathBuf> {
-    let files = common::files(&corpus(sub), "csv");
-    assert!(
-        files.len() >= at_least,
-        "expected at least {at_least} files in {sub}, found {}",
-        files.len()
-    );
-    files
-}
-
-fn read(file: &std::path::Path) -> Graph {
-    formats::read(&std::fs::read(file).unwrap(), None, "m").unwrap()
-}
-
 #[test]
 fn minimalloc_instances_place_as_the_scan() {
-    for file in corpus_files("minimalloc", 11) {
-        let g = read(&file);
+    for file in common::required_corpus("minimalloc", "csv", 11) {
+        let g = common::read_graph(&file);
         for align in [1, 64, 4096] {
             assert_strategies_match(&g, align, &file.display().to_string());
         }
@@ -305,8 +278,8 @@ fn minimalloc_instances_place_as_the_scan() {
 
 #[test]
 fn large_instances_place_as_the_scan() {
-    for file in corpus_files("large", 5) {
-        let g = read(&file);
+    for file in common::required_corpus("large", "csv", 5) {
+        let g = common::read_graph(&file);
         assert_strategies_match(&g, 1, &file.display().to_string());
     }
 }

@@ -49,6 +49,29 @@ pub fn corpus_dir(sub: &str) -> Option<PathBuf> {
     None
 }
 
+/// The `ext` files of the shared corpus's `sub`, sorted, at least `at_least` of
+/// them: the test needs them, so a missing corpus fails it (no skipping).
+pub fn required_corpus(sub: &str, ext: &str, at_least: usize) -> Vec<PathBuf> {
+    let dir = root().join("../shared/corpus").join(sub);
+    assert!(
+        dir.is_dir(),
+        "the shared corpus is missing at {} (this test needs it)",
+        dir.display()
+    );
+    let found = files(&dir, ext);
+    assert!(
+        found.len() >= at_least,
+        "expected at least {at_least} files in {sub}, found {}",
+        found.len()
+    );
+    found
+}
+
+/// A file read as a graph, its format detected.
+pub fn read_graph(file: &std::path::Path) -> Graph {
+    memplan_formats::read(&std::fs::read(file).unwrap(), None, "m").unwrap()
+}
+
 /// Files of `dir` with extension `ext`, sorted.
 pub fn files(dir: &std::path::Path, ext: &str) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
