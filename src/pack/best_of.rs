@@ -35,14 +35,15 @@ pub(super) fn pack_sharing(
     units: u64,
 ) -> Found {
     let target = opts.capacity.unwrap_or(0).max(max_live_bytes(buffers));
-    let mut rest = candidates(buffers);
-    let first: Vec<(Vec<u32>, Fit)> = rest.drain(..SINGLE_ORDER).collect();
-    let best = greedy(buffers, opts, target, budget, first, None);
+    let mut orders = Orders::new(buffers);
+    let mut rest = candidates();
+    let first: Vec<(usize, Fit)> = rest.drain(..SINGLE_ORDER).collect();
+    let best = greedy(buffers, opts, target, budget, &mut orders, first, None);
     if best.peak <= target {
         return best;
     }
     budget.share_at_most(share, units, |budget| {
-        let mut best = greedy(buffers, opts, target, budget, rest, Some(best));
+        let mut best = greedy(buffers, opts, target, budget, &mut orders, rest, Some(best));
         if best.peak > target {
             improve(buffers, opts, target, &mut best, budget);
         }
@@ -90,15 +91,19 @@ fn greedy(
     opts: PackOptions,
     target: u64,
     budget: &mut Budget,
-    candidates: Vec<(Vec<u32>, Fit)>,
+    orders: &mut Orders,
+    candidates: Vec<(usize, Fit)>,
     mut best: Option<Found>,
 ) -> Found {
-    for (visit, fit) in candidates {
+    for (order, fit) in candidates {
         let pass = if best.is_none() {
             Pass::Whole
+        } else if budget.exhausted() {
+            break; // not even sorted
         } else {
             Pass::Within
         };
+        let visit = orders.get(order);
         let Some(found) = evaluate(buffers, visit, fit, opts, budget, pass) else {
             break;
         };
@@ -113,46 +118,75 @@ fn greedy(
     best.expect("the first pass runs to the end")
 }
 
-/// The (visit order, fit rule) pairs in the order they are tried: the passes of
-/// `greedy-size` and `best-fit` first (the first three orders under the best
-/// fit), so that a short budget still gives the better of the two; then every
-/// order under the lowest fit, then the other orders under the best fit.
-fn candidates(buffers: &[Buffer]) -> Vec<(Vec<u32>, Fit)> {
-    let orders = visit_orders(buffers);
-    let mut out: Vec<(Vec<u32>, Fit)> = Vec::with_capacity(2 * orders.len());
-    out.extend(
-        orders[..SINGLE_ORDER]
-            .iter()
-            .map(|v| (v.clone(), Fit::Best)),
-    );
-    out.extend(orders.iter().map(|v| (v.clone(), Fit::Lowest)));
-    out.extend(
-        orders[SINGLE_ORDER..]
-            .iter()
-            .map(|v| (v.clone(), Fit::Best)),
-    );
+/// The (visit order, fit rule) pairs in the order they are tried, orders by
+/// number (see [`Orders`]): the passes of `greedy-size` and `best-fit` first (the
+/// first three orders under the best fit), so that a short budget still gives the
+/// better of the two; then every order under the lowest fit, then the other
+/// orders under the best fit.
+fn candidates() -> Vec<(usize, Fit)> {
+    let mut out: Vec<(usize, Fit)> = (0..SINGLE_ORDER).map(|k| (k, Fit::Best)).collect();
+    out.extend((0..ORDERS).map(|k| (k, Fit::Lowest)));
+    out.extend((SINGLE_ORDER..ORDERS).map(|k| (k, Fit::Best)));
     out
 }
 
-fn visit_orders(buffers: &[Buffer]) -> Vec<Vec<u32>> {
-    let conflict = conflicts(buffers);
-    let by = |key: &dyn Fn(&Buffer, usize) -> (u128, u128)| {
+/// Number of visit orders.
+const ORDERS: usize = 8;
+
+/// The visit orders, each sorted when a pass first asks for it (a short budget
+/// runs few of them): greedy-size's; by size then duration; by duration then
+/// size; by area; by conflict; by conflict then size; by birth, latest first;
+/// by end, latest first (all decreasing, ties by index).
+struct Orders<'b> {
+    buffers: &'b [Buffer],
+    sorted: Vec<Option<Vec<u32>>>,
+    conflict: Option<Vec<u128>>,
+}
+
+impl<'b> Orders<'b> {
+    fn new(buffers: &'b [Buffer]) -> Orders<'b> {
+        Orders {
+            buffers,
+            sorted: vec![None; ORDERS],
+            conflict: None,
+        }
+    }
+
+    /// Order `k` (`k < ORDERS`).
+    fn get(&mut self, k: usize) -> Vec<u32> {
+        if self.sorted[k].is_none() {
+            let order = self.sort(k);
+            self.sorted[k] = Some(order);
+        }
+        self.sorted[k].clone().expect("sorted above")
+    }
+
+    fn sort(&mut self, k: usize) -> Vec<u32> {
+        let buffers = self.buffers;
+        if k == 0 {
+            return greedy_order(buffers);
+        }
+        if matches!(k, 4 | 5) && self.conflict.is_none() {
+            self.conflict = Some(conflicts(buffers));
+        }
+        let conflict = self.conflict.as_deref().unwrap_or(&[]);
+        let size = |b: &Buffer| u128::from(b.size);
+        let len = |b: &Buffer| u128::from(b.life.duration());
+        let key = |b: &Buffer, i: usize| -> (u128, u128) {
+            match k {
+                1 => (size(b), len(b)),
+                2 => (len(b), size(b)),
+                3 => (size(b) * len(b), size(b)),
+                4 => (conflict[i], 0),
+                5 => (conflict[i], size(b)),
+                6 => (u128::from(u32::MAX - b.life.start), size(b)),
+                _ => (u128::from(b.life.end), size(b)),
+            }
+        };
         let mut v: Vec<u32> = (0..buffers.len() as u32).collect();
         v.sort_by_key(|&i| (Reverse(key(&buffers[i as usize], i as usize)), i));
         v
-    };
-    let size = |b: &Buffer| u128::from(b.size);
-    let len = |b: &Buffer| u128::from(b.life.duration());
-    vec![
-        greedy_order(buffers),
-        by(&|b, _| (size(b), len(b))),
-        by(&|b, _| (len(b), size(b))),
-        by(&|b, _| (size(b) * len(b), size(b))),
-        by(&|_, i| (conflict[i], 0)),
-        by(&|b, i| (conflict[i], size(b))),
-        by(&|b, _| (u128::from(u32::MAX - b.life.start), size(b))),
-        by(&|b, _| (u128::from(b.life.end), size(b))),
-    ]
+    }
 }
 
 /// The most bytes live at any step of each buffer's life.
