@@ -5,7 +5,8 @@
 use super::contest::ContestFiles;
 use super::export::contest_files;
 use super::problem::Problem;
-use super::solve::{solve, Method, Solution};
+use super::solve::{solve_watched, Method, Solution};
+use super::watch::Watch;
 use crate::check::npu::{check_npu, NpuReport};
 use crate::error::Error;
 use crate::npu::case::Case;
@@ -31,7 +32,18 @@ impl Checked {
 
 /// Solves `problem` of `case` with `method`, writes the contest files and checks them.
 pub fn solve_checked(case: &Case, problem: Problem, method: Method) -> Result<Checked, Error> {
-    let solution = solve(case, problem, method)?;
+    solve_checked_watched(case, problem, method, &mut Watch::none())
+}
+
+/// [`solve_checked`] with a [`Watch`] on the solve (only the returned plan is
+/// checked here; the plans shown on the way are the caller's to check).
+pub fn solve_checked_watched(
+    case: &Case,
+    problem: Problem,
+    method: Method,
+    watch: &mut Watch,
+) -> Result<Checked, Error> {
+    let solution = solve_watched(case, problem, method, watch)?;
     let files = contest_files(case, &solution);
     let report = check_npu(case, problem, &files);
     Ok(Checked {

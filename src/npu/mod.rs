@@ -20,6 +20,7 @@ pub mod movement;
 pub mod problem;
 pub mod residency;
 pub mod solve;
+pub mod watch;
 
 pub use case::{Case, Level, Node, NpuBuffer, OpNode, Pipe};
 pub use id::{BufferId, LevelId, NodeId};

@@ -26,6 +26,7 @@ use super::movement::tasks::Tasks;
 use super::problem::Problem;
 use super::residency::reorder::OpOrder;
 use super::residency::schedule::{list_schedule, residency_peak, Priority};
+use super::watch::Watch;
 use crate::error::Error;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,9 +91,127 @@ impl Solution {
 }
 
 pub fn solve(case: &Case, problem: Problem, method: Method) -> Result<Solution, Error> {
-    match problem {
-        Problem::Residency => problem1(case, method),
-        Problem::Movement | Problem::Makespan => placed(case, problem, method),
+    solve_watched(case, problem, method, &mut Watch::none())
+}
+
+/// [`solve`], handing `watch` each better plan as it is found (the cheapest
+/// first: Problem 1's case-order list schedule, Problem 2 and 3's depth-first
+/// first-fit plan) and stopping early when it asks to, with the best plan so far.
+/// Unstopped, the result is that of [`solve`].
+pub fn solve_watched(
+    case: &Case,
+    problem: Problem,
+    method: Method,
+    watch: &mut Watch,
+) -> Result<Solution, Error> {
+    let mut shown = Incumbent {
+        case,
+        problem,
+        method,
+        watch,
+        shown: None,
+        least: u64::MAX,
+    };
+    let solution = match problem {
+        Problem::Residency => problem1(case, method, &mut shown)?,
+        Problem::Movement | Problem::Makespan => {
+            let found = portfolio(case, method, &mut shown)?;
+            pick(case, problem, method, found)
+        }
+    };
+    shown.last(&solution);
+    Ok(solution)
+}
+
+/// The plan last handed to the watch, and when to hand it another.
+struct Incumbent<'c, 'w, 'a> {
+    case: &'c Case,
+    problem: Problem,
+    method: Method,
+    watch: &'w mut Watch<'a>,
+    shown: Option<Solution>,
+    /// Least movement among the plans offered (Problem 3 looks within 2% of it).
+    least: u64,
+}
+
+impl Incumbent<'_, '_, '_> {
+    fn stopped(&mut self) -> bool {
+        self.watch.stopped()
+    }
+
+    /// A placed plan found: shown when it is better than the one on show, by
+    /// movement then makespan (Problem 2), or by makespan among the plans within
+    /// 2% of the least movement so far (Problem 3: a plan on show that falls out
+    /// of that band gives way to the one that narrowed it).
+    fn placed(&mut self, plan: &NpuPlan, timing: Option<&Timing>, recipe: &str) {
+        let moved = plan.extra_movement();
+        self.least = self.least.min(moved);
+        if !self.watch.wants_better() {
+            return;
+        }
+        let limit = self.least + self.least / 50;
+        let shown = self
+            .shown
+            .as_ref()
+            .map(|s| (s.extra_movement(), s.makespan().unwrap_or(u64::MAX)));
+        let timed;
+        let timing = match timing {
+            Some(t) => t,
+            None => {
+                timed = simulate(self.case, plan);
+                &timed
+            }
+        };
+        let key = (moved, timing.makespan);
+        let better = match (self.problem, shown) {
+            (_, None) => true,
+            (Problem::Makespan, Some((m, span))) => {
+                moved <= limit && (m > limit || (key.1, key.0) < (span, m))
+            }
+            (_, Some(s)) => key < s,
+        };
+        if better {
+            let solution = placed_solution(
+                self.case,
+                self.problem,
+                self.method,
+                plan.clone(),
+                timing.clone(),
+                recipe.to_string(),
+            );
+            self.show(solution);
+        }
+    }
+
+    /// A Problem 1 schedule found: shown when its peak is lower.
+    fn schedule(&mut self, schedule: &[NodeId], recipe: &str) {
+        if !self.watch.wants_better() {
+            return;
+        }
+        let peak = residency_peak(self.case, schedule);
+        if self.shown.as_ref().is_none_or(|s| peak < s.p1_peak) {
+            let solution = residency_solution(
+                self.case,
+                self.method,
+                schedule.to_vec(),
+                recipe.to_string(),
+                peak,
+            );
+            self.show(solution);
+        }
+    }
+
+    fn show(&mut self, solution: Solution) {
+        self.watch.better(&solution);
+        self.shown = Some(solution);
+    }
+
+    /// The returned solution, shown unless it is the plan on show.
+    fn last(&mut self, solution: &Solution) {
+        if self.watch.wants_better() && self.shown.as_ref().is_none_or(|s| s.plan != solution.plan)
+        {
+            self.show(solution.clone());
+        }
     }
 }
 
@@ -110,31 +229,38 @@ const PRIORITIES: [(Priority, &str); 6] = [
     (Priority::Capacity(48), "capacity-aware (lookahead 48)"),
 ];
 
-/// The capacity-blind list schedules of `case` and of its reversal (read backwards).
-fn residency_orders(case: &Case) -> Vec<(Vec<NodeId>, String)> {
+/// The capacity-blind list schedules of `case` and of its reversal (read
+/// backwards), each handed to `found` as it comes.
+fn residency_orders(
+    case: &Case,
+    found: &mut dyn FnMut(&[NodeId], &str),
+) -> Vec<(Vec<NodeId>, String)> {
     let blind = || {
         PRIORITIES
             .iter()
             .filter(|(p, _)| !matches!(p, Priority::Capacity(_)))
     };
-    let mut out: Vec<(Vec<NodeId>, String)> = blind()
-        .filter_map(|&(p, name)| {
-            list_schedule(case, p)
-                .ok()
-                .map(|o| (o, format!("list schedule, {name} priority")))
-        })
-        .collect();
+    let mut out: Vec<(Vec<NodeId>, String)> = Vec::new();
+    for &(p, name) in blind() {
+        if let Ok(o) = list_schedule(case, p) {
+            out.push((o, format!("list schedule, {name} priority")));
+            let (o, recipe) = out.last().expect("just pushed");
+            found(o, recipe);
+        }
+    }
     let reversed = case.reversed();
-    out.extend(blind().filter_map(|&(p, name)| {
-        list_schedule(&reversed, p).ok().map(|mut o| {
+    for &(p, name) in blind() {
+        if let Ok(mut o) = list_schedule(&reversed, p) {
             o.reverse();
-            (o, format!("reversed list schedule, {name} priority"))
-        })
-    }));
+            out.push((o, format!("reversed list schedule, {name} priority")));
+            let (o, recipe) = out.last().expect("just pushed");
+            found(o, recipe);
+        }
+    }
     out
 }
 
-fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
+fn problem1(case: &Case, method: Method, shown: &mut Incumbent) -> Result<Solution, Error> {
     let candidates: Vec<(Vec<NodeId>, String)> = match method {
         Method::Baseline => PRIORITIES[..1]
             .iter()
@@ -144,7 +270,7 @@ fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
                     .map(|o| (o, format!("list schedule, {name} priority")))
             })
             .collect(),
-        Method::Best => residency_orders(case),
+        Method::Best => residency_orders(case, &mut |o, recipe| shown.schedule(o, recipe)),
     };
     let (mut schedule, mut recipe) = candidates
         .into_iter()
@@ -153,26 +279,38 @@ fn problem1(case: &Case, method: Method) -> Result<Solution, Error> {
             Error::invalid("no problem 1 schedule respects the one-buffer-per-L0-level rule")
         })?;
     if method == Method::Best {
-        if let Some(better) = searched_p1(case, &schedule) {
+        let improved = format!("{recipe}, improved by block moves and lifetime compression");
+        if let Some(better) = searched_p1(case, &schedule, &improved, shown) {
             schedule = better;
-            recipe.push_str(", improved by block moves and lifetime compression");
+            recipe = improved;
         }
     }
     let p1_peak = residency_peak(case, &schedule);
+    Ok(residency_solution(case, method, schedule, recipe, p1_peak))
+}
+
+/// A Problem 1 answer: the schedule and its L1+UB peak, nothing placed.
+fn residency_solution(
+    case: &Case,
+    method: Method,
+    schedule: Vec<NodeId>,
+    recipe: String,
+    p1_peak: u64,
+) -> Solution {
     let plan = NpuPlan {
         schedule,
         offsets: vec![0; case.buffers.len()],
         spills: Vec::new(),
         residencies: Vec::new(),
     };
-    Ok(Solution {
+    Solution {
         problem: Problem::Residency,
         method,
         recipe,
         plan,
         p1_peak,
         timing: None,
-    })
+    }
 }
 
 /// Work units the Problem 1 op-order search spends per restart at most, and its
@@ -194,16 +332,28 @@ fn p1_search_work(nodes: usize) -> u64 {
 
 /// `start` improved by block moves and lifetime compressions of its ops
 /// (`residency/reorder/`), each restart from the best order so far (by peak, then
-/// steps at it); `None` when they find no lower peak.
-fn searched_p1(case: &Case, start: &[NodeId]) -> Option<Vec<NodeId>> {
+/// steps at it), each handed to `shown` as `recipe`; `None` when they find no
+/// lower peak.
+fn searched_p1(
+    case: &Case,
+    start: &[NodeId],
+    recipe: &str,
+    shown: &mut Incumbent,
+) -> Option<Vec<NodeId>> {
     let mut from = start.to_vec();
     let mut from_cost = None;
     for seed in 1..=P1_RESTARTS {
+        if shown.stopped() {
+            break;
+        }
         let mut search = OpOrder::new(case, &from);
-        let cost = search.improve(p1_search_work(case.nodes.len()), seed);
+        let cost = search.improve(p1_search_work(case.nodes.len()), seed, &mut || {
+            shown.stopped()
+        });
         if cost.is_some() && (from_cost.is_none() || cost <= from_cost) {
             from = search.order();
             from_cost = cost;
+            shown.schedule(&from, recipe);
         }
     }
     (residency_peak(case, &from) < residency_peak(case, start)).then_some(from)
@@ -221,14 +371,17 @@ const TASK_STEPS_PER_PAIR: u64 = 100;
 const TASK_RUNS: [(usize, bool, u64); 4] =
     [(1, false, 1), (1, false, 2), (1, true, 1), (2, true, 1)];
 
-/// Orders from the task search (`movement/tasks/`), one per run of [`TASK_RUNS`].
-fn task_orders(case: &Case) -> Vec<(Vec<NodeId>, String)> {
+/// Orders from the task search (`movement/tasks/`), one per run of [`TASK_RUNS`],
+/// each added to the portfolio `all` as it comes.
+fn task_orders(case: &Case, shown: &mut Incumbent, all: &mut Portfolio) {
     let Ok(base) = list_schedule(case, Priority::Id) else {
-        return Vec::new();
+        return;
     };
-    let mut out = Vec::new();
     let mut width_tasks: Option<Tasks> = None;
     for (width, chained, seed) in TASK_RUNS {
+        if all.enough(shown) {
+            break;
+        }
         if width_tasks.as_ref().is_none_or(|t| t.width() != width) {
             width_tasks = Tasks::new(case, &base, width);
         }
@@ -241,19 +394,18 @@ fn task_orders(case: &Case) -> Vec<(Vec<NodeId>, String)> {
         }
         let evals = TASK_STEPS_PER_PAIR * (tasks.len() * tasks.len()) as u64;
         let budget = TASK_WORK.min(evals.saturating_mul(tasks.accesses_per_run()));
-        let (perm, _) = tasks.anneal(&start, budget, seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mixed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let (perm, _) = tasks.anneal(&start, budget, mixed, &mut || shown.stopped());
         let from = if chained { "chain" } else { "case order" };
         for (ahead, loads) in [(true, "a step ahead"), (false, "when needed")] {
-            out.push((
-                tasks.order(&perm, ahead),
-                format!(
-                    "task search ({width} side by side, from the {from}, seed {seed}; \
-                     shared ops {loads}) order"
-                ),
-            ));
+            let order = tasks.order(&perm, ahead);
+            let name = format!(
+                "task search ({width} side by side, from the {from}, seed {seed}; \
+                 shared ops {loads}) order"
+            );
+            all.add(case, order, name, shown);
         }
     }
-    out
 }
 
 /// Nodes the allocator may place in the order search of each case (a few seconds),
@@ -267,12 +419,14 @@ const RESPILL_STARTS: usize = 3;
 /// The least-movement plans of the portfolio (one per order and movement) improved
 /// by block moves judged by the allocator itself (`movement/respill.rs`), then the
 /// best of them improved again.
-fn searched(
-    case: &Case,
-    orders: &[(Vec<NodeId>, String)],
-    rules: &[(SpillOptions, &str)],
-    seeds: &mut [(u64, usize, usize)],
-) -> Vec<(NpuPlan, Timing, String)> {
+fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
+    let Portfolio {
+        orders,
+        rules,
+        found,
+        seeds,
+        ..
+    } = all;
     seeds.sort_unstable();
     let mut starts: Vec<(u64, usize, usize)> = Vec::new();
     for &s in seeds.iter() {
@@ -283,138 +437,169 @@ fn searched(
     let nodes = case.nodes.len() as u64;
     let work = RESPILL_WORK / nodes.div_ceil(RESPILL_NODES).max(1);
     let each = work / (RESPILL_STARTS as u64 + 1);
-    let mut out: Vec<(NpuPlan, Timing, String)> = Vec::new();
     // (movement, order, rule, schedule) of the best start after its search
     let mut best: Option<(u64, usize, usize, Vec<NodeId>)> = None;
+    let mut search = |schedule: &[NodeId], k: usize, r: usize, seed: u64, how: &str| {
+        let recipe = format!("{}, {}, {how}", orders[k].1, rules[r].1);
+        let searching = format!("{recipe} (searching)");
+        let plan = respill::improve(case, schedule, rules[r].0, each, seed, &mut |better| {
+            if let Some(plan) = better {
+                shown.placed(plan, None, &searching);
+            }
+            shown.stopped()
+        });
+        plan.map(|plan| {
+            let timing = simulate(case, &plan);
+            (plan, timing, recipe)
+        })
+    };
     for (seed, &(moved, k, r)) in (1u64..).zip(&starts) {
-        let plan = respill::improve(case, &orders[k].0, rules[r].0, each, seed);
-        let (moved, schedule) = plan
-            .as_ref()
-            .map_or((moved, &orders[k].0), |p| (p.extra_movement(), &p.schedule));
+        let plan = search(&orders[k].0, k, r, seed, "searched against the allocator");
+        let (moved, schedule) = plan.as_ref().map_or((moved, &orders[k].0), |p| {
+            (p.0.extra_movement(), &p.0.schedule)
+        });
         if best.as_ref().is_none_or(|b| moved < b.0) {
             best = Some((moved, k, r, schedule.clone()));
         }
-        if let Some(plan) = plan {
-            let timing = simulate(case, &plan);
-            let recipe = format!(
-                "{}, {}, searched against the allocator",
-                orders[k].1, rules[r].1
-            );
-            out.push((plan, timing, recipe));
-        }
+        found.extend(plan);
     }
     if let Some((_, k, r, schedule)) = best {
         let seed = RESPILL_STARTS as u64 + 1;
-        if let Some(plan) = respill::improve(case, &schedule, rules[r].0, each, seed) {
-            let timing = simulate(case, &plan);
-            let recipe = format!(
-                "{}, {}, searched twice against the allocator",
-                orders[k].1, rules[r].1
-            );
-            out.push((plan, timing, recipe));
-        }
+        found.extend(search(
+            &schedule,
+            k,
+            r,
+            seed,
+            "searched twice against the allocator",
+        ));
     }
-    out
 }
 
 /// Problems 2 and 3 with one portfolio: the same plans as `solve(case, 2, method)`
 /// and `solve(case, 3, method)`, computed once.
 pub fn solve_placed(case: &Case, method: Method) -> Result<(Solution, Solution), Error> {
-    let found = portfolio(case, method)?;
+    let mut watch = Watch::none();
+    let mut shown = Incumbent {
+        case,
+        problem: Problem::Movement,
+        method,
+        watch: &mut watch,
+        shown: None,
+        least: u64::MAX,
+    };
+    let found = portfolio(case, method, &mut shown)?;
     Ok((
         pick(case, Problem::Movement, method, found.clone()),
         pick(case, Problem::Makespan, method, found),
     ))
 }
 
-fn placed(case: &Case, problem: Problem, method: Method) -> Result<Solution, Error> {
-    Ok(pick(case, problem, method, portfolio(case, method)?))
+/// The plans of a portfolio as they are made: an order is placed under every
+/// rule as soon as it is known.
+struct Portfolio {
+    orders: Vec<(Vec<NodeId>, String)>,
+    rules: Vec<(SpillOptions, &'static str)>,
+    found: Vec<(NpuPlan, Timing, String)>,
+    /// (movement, order, rule) of every plan, for the search of [`searched`].
+    seeds: Vec<(u64, usize, usize)>,
+    last_error: Option<Error>,
 }
 
-/// Every plan of the portfolio of `method`, with its timing and recipe.
-fn portfolio(case: &Case, method: Method) -> Result<Vec<(NpuPlan, Timing, String)>, Error> {
-    let mut orders = vec![(dfs_order(case), "dfs order".to_string())];
-    let mut rules = vec![(
-        SpillOptions {
-            fit: Fit::First,
-            victim: Victim::Furthest,
-        },
+impl Portfolio {
+    /// Places `order` under every rule, handing each plan to `shown`.
+    fn add(&mut self, case: &Case, order: Vec<NodeId>, name: String, shown: &mut Incumbent) {
+        let k = self.orders.len();
+        for (r, (opts, rname)) in self.rules.iter().enumerate() {
+            match place(case, &order, *opts) {
+                Ok(plan) => {
+                    self.seeds.push((plan.extra_movement(), k, r));
+                    let timing = simulate(case, &plan);
+                    let recipe = format!("{name}, {rname}");
+                    shown.placed(&plan, Some(&timing), &recipe);
+                    self.found.push((plan, timing, recipe));
+                }
+                Err(e) => self.last_error = Some(e),
+            }
+        }
+        self.orders.push((order, name));
+    }
+
+    /// True when the caller asked to stop and there is a plan to return.
+    fn enough(&self, shown: &mut Incumbent) -> bool {
+        !self.found.is_empty() && shown.stopped()
+    }
+}
+
+/// The spill rules of `method`'s portfolio.
+fn spill_rules(method: Method) -> Vec<(SpillOptions, &'static str)> {
+    let rule = |fit, victim, name| (SpillOptions { fit, victim }, name);
+    let mut rules = vec![rule(
+        Fit::First,
+        Victim::Furthest,
         "first fit, furthest next use",
     )];
     if method == Method::Best {
-        for (o, name) in residency_orders(case)
-            .into_iter()
-            .filter(|(_, n)| n.starts_with("reversed"))
-        {
-            orders.push((o, format!("{name} order")));
+        rules.extend([
+            rule(Fit::Best, Victim::Furthest, "best fit, furthest next use"),
+            rule(
+                Fit::First,
+                Victim::FurthestPerCost,
+                "first fit, furthest next use per cost",
+            ),
+            rule(
+                Fit::Best,
+                Victim::FurthestPerCost,
+                "best fit, furthest next use per cost",
+            ),
+            rule(Fit::First, Victim::Window, "first fit, cheapest window"),
+            rule(Fit::Best, Victim::Window, "best fit, cheapest window"),
+        ]);
+    }
+    rules
+}
+
+/// Every plan of the portfolio of `method`, with its timing and recipe, each
+/// handed to `shown` as it is made; the orders cheapest first.
+fn portfolio(
+    case: &Case,
+    method: Method,
+    shown: &mut Incumbent,
+) -> Result<Vec<(NpuPlan, Timing, String)>, Error> {
+    let mut all = Portfolio {
+        orders: Vec::new(),
+        rules: spill_rules(method),
+        found: Vec::new(),
+        seeds: Vec::new(),
+        last_error: None,
+    };
+    all.add(case, dfs_order(case), "dfs order".to_string(), shown);
+    if method == Method::Best {
+        for (o, name) in residency_orders(case, &mut |_, _| {}) {
+            if name.starts_with("reversed") && !all.enough(shown) {
+                all.add(case, o, format!("{name} order"), shown);
+            }
         }
         for &(p, name) in &PRIORITIES {
+            if all.enough(shown) {
+                break;
+            }
             match list_schedule(case, p) {
-                Ok(o) => orders.push((o, format!("{name} order"))),
+                Ok(o) => all.add(case, o, format!("{name} order"), shown),
                 // a deeper look-ahead would only cost more
                 Err(_) if matches!(p, Priority::Capacity(_)) => break,
                 Err(_) => {}
             }
         }
-        orders.extend(task_orders(case));
-        rules.push((
-            SpillOptions {
-                fit: Fit::Best,
-                victim: Victim::Furthest,
-            },
-            "best fit, furthest next use",
-        ));
-        rules.push((
-            SpillOptions {
-                fit: Fit::First,
-                victim: Victim::FurthestPerCost,
-            },
-            "first fit, furthest next use per cost",
-        ));
-        rules.push((
-            SpillOptions {
-                fit: Fit::Best,
-                victim: Victim::FurthestPerCost,
-            },
-            "best fit, furthest next use per cost",
-        ));
-        for fit in [Fit::First, Fit::Best] {
-            let name = if fit == Fit::First {
-                "first fit, cheapest window"
-            } else {
-                "best fit, cheapest window"
-            };
-            rules.push((
-                SpillOptions {
-                    fit,
-                    victim: Victim::Window,
-                },
-                name,
-            ));
+        if !all.enough(shown) {
+            task_orders(case, shown, &mut all);
+        }
+        if !all.enough(shown) {
+            searched(case, &mut all, shown);
         }
     }
-    let mut found: Vec<(NpuPlan, Timing, String)> = Vec::new();
-    let mut last_error = None;
-    // (movement, order, rule) of every plan, for the search below
-    let mut seeds: Vec<(u64, usize, usize)> = Vec::new();
-    for (k, (order, oname)) in orders.iter().enumerate() {
-        for (r, (opts, rname)) in rules.iter().enumerate() {
-            match place(case, order, *opts) {
-                Ok(plan) => {
-                    seeds.push((plan.extra_movement(), k, r));
-                    let timing = simulate(case, &plan);
-                    found.push((plan, timing, format!("{oname}, {rname}")));
-                }
-                Err(e) => last_error = Some(e),
-            }
-        }
-    }
-    if method == Method::Best {
-        found.extend(searched(case, &orders, &rules, &mut seeds));
-    }
-    match last_error {
-        Some(e) if found.is_empty() => Err(e),
-        _ => Ok(found),
+    match all.last_error {
+        Some(e) if all.found.is_empty() => Err(e),
+        _ => Ok(all.found),
     }
 }
 
@@ -458,6 +643,18 @@ fn pick(
             }
         })
         .expect("the least movement is among the plans");
+    placed_solution(case, problem, method, plan, timing, recipe)
+}
+
+/// A Problem 2 or 3 answer, with the L1+UB peak of its original nodes.
+fn placed_solution(
+    case: &Case,
+    problem: Problem,
+    method: Method,
+    plan: NpuPlan,
+    timing: Timing,
+    recipe: String,
+) -> Solution {
     let original: Vec<NodeId> = plan
         .schedule
         .iter()

@@ -17,12 +17,17 @@ use crate::rng::Rng;
 /// `start` (a topological order of all nodes) improved by block moves of its ops
 /// under the rules `opts`, until `budget` nodes have been placed: the plan of the
 /// least movement found, `None` when no order moves less than `start`'s own.
+///
+/// `watch` is called with each plan that moves less than every one before it
+/// (`Some`), and with `None` before every move; once it answers true the search
+/// ends with the best plan so far.
 pub fn improve(
     case: &Case,
     start: &[NodeId],
     opts: SpillOptions,
     budget: u64,
     seed: u64,
+    watch: &mut dyn FnMut(Option<&NpuPlan>) -> bool,
 ) -> Option<NpuPlan> {
     let mut search = OpOrder::new(case, start);
     let n = search.op_count();
@@ -35,7 +40,7 @@ pub fn improve(
     let mut hot = spill_ops(case, &plan);
     let mut work = 0u64;
     let mut best: Option<NpuPlan> = None;
-    while work < budget {
+    while work < budget && !watch(None) {
         work += 1;
         let near = (!hot.is_empty()).then(|| hot[rng.below(hot.len())]);
         let (a, len, to) = pick_move(&mut rng, n, near);
@@ -47,6 +52,7 @@ pub fn improve(
         match place(case, &order, opts) {
             Ok(next) if next.extra_movement() <= plan.extra_movement() => {
                 if next.extra_movement() < best.as_ref().map_or(first, |b| b.extra_movement()) {
+                    watch(Some(&next));
                     best = Some(next.clone());
                 }
                 hot = spill_ops(case, &next);

@@ -10,8 +10,15 @@ const HEAT: f64 = 0.75;
 
 impl Tasks<'_> {
     /// Simulated annealing over the task order from `start`, until `budget`
-    /// accesses have been replayed: the best permutation found and its cost.
-    pub fn anneal(&mut self, start: &[u32], budget: u64, seed: u64) -> (Vec<u32>, u64) {
+    /// accesses have been replayed (or `stop`, asked before every move, says yes):
+    /// the best permutation found and its cost.
+    pub fn anneal(
+        &mut self,
+        start: &[u32],
+        budget: u64,
+        seed: u64,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> (Vec<u32>, u64) {
         let mut rng = Rng::new(seed);
         let mut perm = start.to_vec();
         let mut cost = self.cost(&perm);
@@ -19,7 +26,7 @@ impl Tasks<'_> {
         let len = perm.len();
         let typical = self.case.buffers.iter().map(|b| b.size).max().unwrap_or(1) as f64;
         let first = self.work;
-        while self.work - first < budget && len > 1 {
+        while self.work - first < budget && len > 1 && !stop() {
             let progress = (self.work - first) as f64 / budget as f64;
             let temperature = typical * HEAT * (1.0 - progress).powi(2);
             let mut next = perm.clone();

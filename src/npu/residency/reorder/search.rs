@@ -17,8 +17,9 @@ impl OpOrder<'_> {
     /// Block moves and lifetime compressions until `budget` more work units are spent: the best order found
     /// is kept, and its cost returned. A move is kept when it leaves the peak and the
     /// steps at it as they were or lower, or (by an annealing schedule) when it adds
-    /// steps at the same peak.
-    pub fn improve(&mut self, budget: u64, seed: u64) -> Cost {
+    /// steps at the same peak. `stop` is asked before every move; once it says yes
+    /// the search ends with the best order so far.
+    pub fn improve(&mut self, budget: u64, seed: u64, stop: &mut dyn FnMut() -> bool) -> Cost {
         let mut rng = Rng::new(seed);
         let mut live = Live::new(self);
         let n = self.ops.len();
@@ -26,10 +27,10 @@ impl OpOrder<'_> {
         if cost.is_none() || n < 2 {
             return cost;
         }
-        let stop = self.work + budget;
+        let end = self.work + budget;
         let (mut best, mut best_cost) = (self.ops.clone(), cost);
         let mut changed: Vec<(BufferId, Option<(u32, u32)>)> = Vec::new();
-        while self.work < stop {
+        while self.work < end && !stop() {
             self.work += 1;
             let hot = live.peak_step(rng.below(1 << 20), cost);
             let (lo, hi, block) = if rng.below(COMPRESS_ONE_IN) == 0 {
@@ -72,7 +73,7 @@ impl OpOrder<'_> {
             }
             self.work += n as u64 / 8 + (hi - lo) as u64;
             let next = live.cost(lo, hi);
-            let progress = (self.work + budget - stop) as f64 / budget as f64;
+            let progress = (self.work + budget - end) as f64 / budget as f64;
             let heat = HEAT * (1.0 - progress);
             let accept = match (next, cost) {
                 (Some(x), Some(c)) => {

@@ -1,0 +1,72 @@
+//! What the caller of a solve sees while it runs, without the core reading a
+//! clock: each strictly better plan as it is found (anytime solving), and a stop
+//! the searches ask about as they go.
+//!
+//! A solve with nobody watching does the same work in the same order and gives
+//! the same plan: the callbacks only look, and a stop that never says yes changes
+//! nothing.
+
+use super::solve::Solution;
+
+/// The callbacks of one solve; [`Watch::none`] for a plain one.
+pub struct Watch<'a> {
+    better: Option<&'a mut dyn FnMut(&Solution)>,
+    stop: Option<&'a mut dyn FnMut() -> bool>,
+    stopped: bool,
+}
+
+impl<'a> Watch<'a> {
+    /// Nobody watching: the solve runs its whole deterministic course.
+    pub fn none() -> Watch<'a> {
+        Watch {
+            better: None,
+            stop: None,
+            stopped: false,
+        }
+    }
+
+    /// `better` sees every plan better than the ones before (the first valid plan
+    /// first, the returned one last); `stop` is asked now and then (a few times a
+    /// millisecond at most between asks on the public cases) and, once it says
+    /// yes, the searches end and the best plan so far is returned.
+    pub fn new(
+        better: &'a mut dyn FnMut(&Solution),
+        stop: &'a mut dyn FnMut() -> bool,
+    ) -> Watch<'a> {
+        Watch {
+            better: Some(better),
+            stop: Some(stop),
+            stopped: false,
+        }
+    }
+
+    /// Only improvements, no stop.
+    pub fn improvements(better: &'a mut dyn FnMut(&Solution)) -> Watch<'a> {
+        Watch {
+            better: Some(better),
+            stop: None,
+            stopped: false,
+        }
+    }
+
+    /// True once the caller asked to stop (asked again each time until then).
+    pub fn stopped(&mut self) -> bool {
+        if !self.stopped {
+            if let Some(stop) = self.stop.as_mut() {
+                self.stopped = stop();
+            }
+        }
+        self.stopped
+    }
+
+    /// Whether anyone wants the improvements (they cost a solution each).
+    pub(super) fn wants_better(&self) -> bool {
+        self.better.is_some()
+    }
+
+    pub(super) fn better(&mut self, solution: &Solution) {
+        if let Some(better) = self.better.as_mut() {
+            better(solution);
+        }
+    }
+}
