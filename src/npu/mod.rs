@@ -9,6 +9,7 @@
 //! - [`movement`], problem 2: offsets and spills;
 //! - [`makespan`], problem 3: the pipes.
 
+pub mod bounds;
 pub mod case;
 pub mod checked;
 pub mod contest;

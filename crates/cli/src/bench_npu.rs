@@ -1,11 +1,14 @@
 //! `memplan bench-npu [DIR|CASE...]`: every NPU method on every case (default
 //! `../shared/corpus/npu`), each result checked by the independent checker, next to
 //! the best published numbers: those of `<dir>/published/README.md` when it is
-//! there, else (and for the cases it lacks) the claims in [`CLAIMED`].
+//! there, else (and for the cases it lacks) the claims in [`CLAIMED`]. A second
+//! table puts each best result beside its lower bound (`memplan::npu::bounds`)
+//! and the ratio, or says that no useful bound is known.
 
 use super::npu_check::{load_case, set_levels};
 use super::Token;
 use lexopt::ValueExt;
+use memplan::npu::bounds::{makespan_bound, movement_bound, p1_bound};
 use memplan::npu::case::default_levels;
 use memplan::npu::checked::solve_checked;
 use memplan::npu::problem::Problem;
@@ -46,6 +49,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         inputs.push(PathBuf::from(DEFAULT_DIR));
     }
     let mut invalid = 0usize;
+    let mut bound_rows: Vec<String> = Vec::new();
     println!(
         "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  check",
         "case",
@@ -107,8 +111,26 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
                 .join("/"),
             if ok { "valid" } else { "INVALID" }
         );
+        let spilled: Vec<_> = p3.plan.spills.iter().map(|s| s.buffer).collect();
+        let span_bound = makespan_bound(&case, &p3.plan.schedule, &spilled).value();
+        bound_rows.push(format!(
+            "{:<22} {:>24} {:>24} {:>24}",
+            case.name,
+            beside(p1.p1_peak, p1_bound(&case)),
+            beside(best.extra_movement(), movement_bound(&case)),
+            beside(p3.makespan().unwrap_or(0), Some(span_bound)),
+        ));
     }
     println!("(pub) best valid published result; * claimed without result files");
+    println!();
+    println!(
+        "{:<22} {:>24} {:>24} {:>24}",
+        "lower bounds", "P1 bound (ratio)", "P2 bound (ratio)", "P3 bound (ratio)"
+    );
+    for row in &bound_rows {
+        println!("{row}");
+    }
+    println!("(ratio) the best result above over the bound; P3's bound counts that plan's spills");
     Ok(if invalid == 0 {
         ExitCode::SUCCESS
     } else {
@@ -194,6 +216,15 @@ fn published(table: &str, case: &str) -> Published {
     best
 }
 
+/// A bound and the ratio `result / bound`, `7,186 (1.28)`, or `none useful` where
+/// there is no bound (never a 0 that would look meaningful).
+fn beside(result: u64, bound: Option<u64>) -> String {
+    match bound {
+        Some(b) if b > 0 => format!("{} ({:.2})", group(b), result as f64 / b as f64),
+        _ => "none useful".to_string(),
+    }
+}
+
 /// `1234567` as `1,234,567`.
 fn group(n: u64) -> String {
     let digits = n.to_string();
@@ -229,5 +260,8 @@ mod tests {
         assert_eq!(published(table, "B"), Published::default());
         assert_eq!(group(1683725), "1,683,725");
         assert_eq!(group(512), "512");
+        assert_eq!(beside(9216, Some(4608)), "4,608 (2.00)");
+        assert_eq!(beside(100, None), "none useful");
+        assert_eq!(beside(100, Some(0)), "none useful");
     }
 }

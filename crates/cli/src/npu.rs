@@ -1,14 +1,16 @@
 //! `memplan npu CASE --problem N [--method NAME] [--out DIR] [--json OUT]`: solves one
-//! NPU case, writes the contest files, checks them with the independent checker.
+//! NPU case, writes the contest files, checks them with the independent checker,
+//! and prints each result beside its lower bound (`memplan::npu::bounds`).
 
 use super::npu_check::{load_case, parse_problem, set_levels};
 use super::Token;
 use lexopt::ValueExt;
-use memplan::npu::case::default_levels;
+use memplan::npu::bounds::{makespan_bound, movement_bound, p1_bound, MakespanBound};
+use memplan::npu::case::{default_levels, Case};
 use memplan::npu::checked::{solve_checked, Checked};
 use memplan::npu::export::view;
 use memplan::npu::problem::Problem;
-use memplan::npu::solve::Method;
+use memplan::npu::solve::{Method, Solution};
 use memplan_formats::contest::ContestFile;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,8 +59,13 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
     }
+    let bounds = Bounds::of(&case, problem, &solution);
     if let Some(path) = &json {
-        let text = serde_json::to_string(&view(&case, &solution))?;
+        let mut value = serde_json::to_value(view(&case, &solution))?;
+        if let Some(fields) = value.as_object_mut() {
+            fields.insert("bounds".to_string(), bounds.json());
+        }
+        let text = serde_json::to_string(&value)?;
         if path == "-" {
             println!("{text}");
         } else {
@@ -82,11 +89,35 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             method.name(),
             solution.recipe
         );
-        println!("peak L1+UB      {}", solution.p1_peak);
+        match problem.places() {
+            false => println!(
+                "peak L1+UB      {}{}",
+                solution.p1_peak,
+                beside(solution.p1_peak, bounds.p1_peak)
+            ),
+            true => println!("peak L1+UB      {}", solution.p1_peak),
+        }
         if problem.places() {
+            let moved = solution.extra_movement();
             println!("spills          {}", solution.plan.spills.len());
-            println!("extra movement  {}", solution.extra_movement());
-            println!("makespan        {}", solution.makespan().unwrap_or(0));
+            println!(
+                "extra movement  {moved}{}",
+                beside(moved, bounds.extra_movement)
+            );
+            let span = solution.makespan().unwrap_or(0);
+            let bound = bounds.makespan;
+            println!(
+                "makespan        {span}{}",
+                beside(span, bound.map(|b| b.value()))
+            );
+            if let Some(b) = bound {
+                println!(
+                    "                (bound of this plan's spills: critical path {}, busiest pipe {} {})",
+                    b.critical_path,
+                    b.pipe.map_or("-", |p| p.name()),
+                    b.busiest_pipe
+                );
+            }
         }
         println!("time            {seconds:.2} s");
         match report.valid {
@@ -107,4 +138,54 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The lower bounds of the problem solved, `None` where none is useful (or, for
+/// the Problem 1 peak of a placed plan, where the Problem 1 rules do not hold).
+struct Bounds {
+    p1_peak: Option<u64>,
+    extra_movement: Option<u64>,
+    makespan: Option<MakespanBound>,
+}
+
+impl Bounds {
+    fn of(case: &Case, problem: Problem, solution: &Solution) -> Bounds {
+        if !problem.places() {
+            return Bounds {
+                p1_peak: p1_bound(case),
+                extra_movement: None,
+                makespan: None,
+            };
+        }
+        let spilled: Vec<_> = solution.plan.spills.iter().map(|s| s.buffer).collect();
+        Bounds {
+            p1_peak: None,
+            extra_movement: movement_bound(case),
+            makespan: Some(makespan_bound(case, &solution.plan.schedule, &spilled)),
+        }
+    }
+
+    /// `{"p1_peak": n|null, "extra_movement": n|null, "makespan": n|null, ...}`
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "p1_peak": self.p1_peak,
+            "extra_movement": self.extra_movement,
+            "makespan": self.makespan.map(|b| b.value()),
+            "makespan_critical_path": self.makespan.map(|b| b.critical_path),
+            "makespan_busiest_pipe": self.makespan.map(|b| b.busiest_pipe),
+        })
+    }
+}
+
+/// `   (bound 9,000, ratio 1.02)` after a result, or `   (no useful bound known)`.
+fn beside(result: u64, bound: Option<u64>) -> String {
+    match bound {
+        Some(b) if b > 0 => format!("   (lower bound {b}, ratio {})", ratio(result, b)),
+        _ => "   (no useful lower bound known)".to_string(),
+    }
+}
+
+/// `result / bound` with two decimals.
+pub(crate) fn ratio(result: u64, bound: u64) -> String {
+    format!("{:.2}", result as f64 / bound as f64)
 }
