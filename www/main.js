@@ -163,9 +163,16 @@ async function replan(selected = state.selected) {
   try {
     const npuMode = state.mode === 'npu';
     const started = performance.now();
+    // an NPU solve shows its first plan at once and each better one as it comes
+    const better = (p) => {
+      if (token !== planToken || !p.npu) return;
+      state.selected = selected;
+      p.best = showSolution({ report: p.report, millis: p.millis, compare: null });
+      draw();
+    };
     const result = await planner.request(npuMode ? 'solve' : 'plan', npuMode ? npu.solveArgs() : {
       strategy: strategySelect.value, compare: compareSelect.value, options: planOptions(),
-    });
+    }, npuMode ? better : null);
     if (token !== planToken) return;
     performance.measure('memplan:plan', { start: started });
     state.selected = selected;
@@ -202,12 +209,14 @@ function showPlan({ report, compare }) {
   teach.planned(main.handle, state.drawing);
 }
 
-/** Shows the worker's NPU solution (JSON text) and the comparison's summary. */
+/** Shows the worker's NPU solution (JSON text) and the comparison's summary; answers the figure it is judged by, in words. */
 function showSolution({ report, millis, compare }) {
   const drawing = new wasm.NpuDrawing(report);
   state.drawing?.free();
   state.drawing = drawing;
-  npu.show(state, JSON.parse(report), compare, millis);
+  const parsed = JSON.parse(report);
+  npu.show(state, parsed, compare, millis);
+  return npu.figure(parsed.view);
 }
 
 /** Sets the option controls back to the plan on show, after a cancel. */

@@ -96,6 +96,13 @@ export function show(state, report, compare, millis) {
   showSelection(state);
 }
 
+/** The figure a solution of its problem is judged by, in words. */
+export function figure(view) {
+  if (view.problem === 1) return `peak L1+UB ${ui.count(view.p1_peak)}`;
+  if (view.problem === 2) return `extra movement ${ui.count(view.extra_movement)}`;
+  return `makespan ${ui.count(view.makespan)} at movement ${ui.count(view.extra_movement)}`;
+}
+
 /** Gives the spill timeline room for its rows. */
 function sizeSpills(rows) {
   spillsWrap.style.height = `${Math.min(420, Math.max(120, 70 + rows * 18))}px`;

@@ -71,7 +71,9 @@ function finish(id, { value, error }) {
 
 /** Keeps the latest progress of request `id` for the progress note. */
 function note(id, progress) {
-  if (!pending.has(id)) return;
+  const request = pending.get(id);
+  if (!request) return;
+  request.onProgress?.(progress);
   latest = progress;
   if (tick !== null) showNote();
 }
@@ -81,22 +83,22 @@ export function keep(file) {
   kept = file;
 }
 
-/** Sends `op` with `args` to the worker; resolves with its answer, rejects with its error or {@link Cancelled}. */
-export function request(op, args) {
+/** Sends `op` with `args` to the worker; resolves with its answer, rejects with its error or {@link Cancelled}; `onProgress` sees the request's progress notes. */
+export function request(op, args, onProgress = null) {
   if (reopen && op !== 'open') {
     reopen = false;
     send('open', kept).catch(() => {});
   }
-  const answer = send(op, args);
+  const answer = send(op, args, onProgress);
   if (op === 'open') answer.then(() => { reopen = false; }, () => {});
   return answer;
 }
 
-function send(op, args) {
+function send(op, args, onProgress = null) {
   const id = nextId++;
   doing = DOING[op] ?? 'Working';
   return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject, release: hold() });
+    pending.set(id, { resolve, reject, onProgress, release: hold() });
     worker.postMessage({ id, op, args });
     if (slowTimer === null && busyBox.hidden) slowTimer = setTimeout(showProgress, SLOW_MS);
   });
@@ -128,6 +130,10 @@ function showNote() {
   const seconds = `${((performance.now() - started) / 1000).toFixed(1)} s`;
   if (!latest) {
     busyText.textContent = `${doing}… ${seconds}`;
+    return;
+  }
+  if (latest.npu) {
+    busyText.textContent = `Solving… ${seconds}: best so far ${latest.best ?? ''} (on show; Stop keeps it)`;
     return;
   }
   const { strategy, best_peak: peak, lower_bound: bound } = latest;

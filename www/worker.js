@@ -62,11 +62,12 @@ const handlers = {
   lesson({ handle }) {
     return current('graph').lesson(handle);
   },
-  /** Solves the NPU case, timing the solve, and summarises the `compare` method when given. */
-  solve({ problem, method, capacities, compare }) {
+  /** Solves the NPU case, timing the solve, and summarises the `compare` method when given; the first plan and better ones on the way go out as progress (`{ npu, report, millis }`). */
+  solve({ problem, method, capacities, compare }, progress) {
     const session = current('npu');
     const started = performance.now();
-    const report = session.solve(problem, method, capacities);
+    const better = (report) => progress({ npu: true, report, millis: performance.now() - started });
+    const report = session.solve(problem, method, capacities, better);
     const millis = performance.now() - started;
     return { report, millis, compare: compare ? session.summary(problem, compare) : null };
   },

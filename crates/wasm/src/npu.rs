@@ -4,11 +4,14 @@
 
 use super::{js_error, to_js, to_json};
 use crate::Thrown;
+use memplan::check::npu::{check_npu, NpuReport};
 use memplan::npu::case::{default_levels, BufferId, Case, Node};
-use memplan::npu::checked::{self, solve_checked};
+use memplan::npu::checked::{self, solve_checked, solve_checked_watched};
+use memplan::npu::export::contest_files;
 use memplan::npu::export::{view as npu_view, View as NpuView};
 use memplan::npu::problem::Problem;
 use memplan::npu::solve::{Method, Solution};
+use memplan::npu::watch::Watch;
 use memplan_formats::npu::read_json;
 use memplan_render::{self as render, SpillLayout};
 use serde::Serialize;
@@ -72,7 +75,34 @@ struct Summary {
     valid: bool,
 }
 
+/// Least time between two plans handed on while a case solves.
+pub const NPU_PROGRESS_EVERY_MS: f64 = 250.0;
+
 impl NpuSession {
+    /// The report of `solution` and the checker's `report` on it, as JSON.
+    fn report(&self, solution: &Solution, report: &NpuReport) -> Result<String, Thrown> {
+        let view = npu_view(&self.case, solution);
+        to_json(&SolveReport {
+            view: &view,
+            valid: report.valid,
+            violation_count: report.violation_count,
+            violations: report
+                .violations
+                .iter()
+                .take(20)
+                .map(|v| v.to_string())
+                .collect(),
+            checked: Checked {
+                p1_peak: report.p1_peak,
+                spills: report.spills,
+                extra_movement: report.extra_movement,
+                makespan: report.makespan,
+            },
+            layout: render::spill_rows(&view.levels),
+            node_bufs: &node_bufs(&self.case, solution),
+        })
+    }
+
     /// Solves `problem` (1, 2 or 3) with `method` (`best` or `baseline`) on the
     /// current levels, with the contest files checked.
     fn solved(&self, problem: u8, method: &str) -> Result<checked::Checked, Thrown> {
@@ -127,36 +157,70 @@ impl NpuSession {
     /// level `capacities` (in level order), checks the result independently and
     /// returns the report as JSON. A capacity too small for a buffer fails and keeps
     /// the old case.
+    ///
+    /// `progress`, when given, is called with the report (checked the same way) of
+    /// the first valid plan at once and then of the best plan so far whenever it
+    /// improved, no more often than every [`NPU_PROGRESS_EVERY_MS`].
     pub fn solve(
         &mut self,
         problem: u8,
         method: &str,
         capacities: Vec<f64>,
+        progress: Option<js_sys::Function>,
     ) -> Result<String, Thrown> {
         self.set_capacities(&capacities)?;
-        let checked::Checked {
-            solution, report, ..
-        } = self.solved(problem, method)?;
-        let view = npu_view(&self.case, &solution);
-        to_json(&SolveReport {
-            view: &view,
-            valid: report.valid,
-            violation_count: report.violation_count,
-            violations: report
-                .violations
-                .iter()
-                .take(20)
-                .map(|v| v.to_string())
-                .collect(),
-            checked: Checked {
-                p1_peak: report.p1_peak,
-                spills: report.spills,
-                extra_movement: report.extra_movement,
-                makespan: report.makespan,
-            },
-            layout: render::spill_rows(&view.levels),
-            node_bufs: &node_bufs(&self.case, &solution),
-        })
+        let Some(progress) = progress else {
+            let checked::Checked {
+                solution, report, ..
+            } = self.solved(problem, method)?;
+            return self.report(&solution, &report);
+        };
+        let method = Method::from_name(method).map_err(js_error)?;
+        let problem = Problem::from_number(problem).map_err(js_error)?;
+        // the best plan not yet handed on, and when the last one was
+        let pending: std::cell::RefCell<Option<Solution>> = Default::default();
+        let last = std::cell::Cell::new(f64::NEG_INFINITY);
+        let mut asks = 0u32;
+        let tell = |force: bool| {
+            if pending.borrow().is_none() {
+                return;
+            }
+            let now = crate::session::now_ms();
+            if !force && now - last.get() < NPU_PROGRESS_EVERY_MS {
+                return;
+            }
+            last.set(now);
+            let Some(solution) = pending.borrow_mut().take() else {
+                return;
+            };
+            let report = check_npu(&self.case, problem, &contest_files(&self.case, &solution));
+            if let Ok(text) = self.report(&solution, &report) {
+                let _ = progress.call1(&JsValue::NULL, &JsValue::from_str(&text));
+            }
+        };
+        let mut first = true;
+        let mut better = |s: &Solution| {
+            *pending.borrow_mut() = Some(s.clone());
+            if std::mem::take(&mut first) {
+                tell(true);
+            }
+        };
+        let mut stop = || {
+            // the clock is read on every 64th ask only: asks come every few µs
+            asks = asks.wrapping_add(1);
+            if asks % 64 == 0 {
+                tell(false);
+            }
+            false
+        };
+        let checked = solve_checked_watched(
+            &self.case,
+            problem,
+            method,
+            &mut Watch::new(&mut better, &mut stop),
+        )
+        .map_err(js_error)?;
+        self.report(&checked.solution, &checked.report)
     }
 
     /// The case as contest JSON (`formats::npu::write_json`), as `memplan export`

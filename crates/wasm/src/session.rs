@@ -450,5 +450,5 @@ pub const PROGRESS_EVERY_MS: f64 = 100.0;
 extern "C" {
     /// `performance.now()`: milliseconds on the page's (or worker's) clock.
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
-    fn now_ms() -> f64;
+    pub(crate) fn now_ms() -> f64;
 }

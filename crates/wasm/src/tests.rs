@@ -155,18 +155,18 @@ fn an_npu_case_solves_and_checks() {
     let mut session = NpuSession::new(NPU_TINY, "npu_tiny_matmul.json").unwrap();
     let levels = vec![200.0, 1024.0, 256.0, 256.0, 512.0];
     let report: Value =
-        serde_json::from_str(&session.solve(2, "best", levels.clone()).unwrap()).unwrap();
+        serde_json::from_str(&session.solve(2, "best", levels.clone(), None).unwrap()).unwrap();
     assert_eq!(report["valid"], true);
     assert_eq!(
         report["checked"]["extra_movement"], 192,
         "{}",
         report["checked"]
     );
-    let too_small = session.solve(2, "best", vec![1.0, 1024.0, 256.0, 256.0, 512.0]);
+    let too_small = session.solve(2, "best", vec![1.0, 1024.0, 256.0, 256.0, 512.0], None);
     assert!(message(too_small.err().unwrap()).contains("L1"));
-    let wrong = session.solve(2, "best", vec![]).err().unwrap();
+    let wrong = session.solve(2, "best", vec![], None).err().unwrap();
     assert!(message(wrong).contains("expected 5 capacities"));
-    assert!(session.solve(2, "fastest", levels).is_err());
+    assert!(session.solve(2, "fastest", levels, None).is_err());
 }
 
 #[wasm_bindgen_test]

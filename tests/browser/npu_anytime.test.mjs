@@ -1,0 +1,56 @@
+// Anytime NPU solving in a real Chromium: node tests/browser/npu_anytime.test.mjs (after
+// ./build.sh). FlashAttention_Case0's Problem 2 takes seconds of wasm: its charts are
+// drawn from the first plan while the worker still solves, change when a better plan
+// arrives, and Stop keeps a valid plan on show. No timing is asserted.
+
+import { canvasInk, check, openPage, plain, settled, text, visible, withBrowser } from './harness.mjs';
+
+const LEVEL = 'level-0';
+
+/** The numbers and the ink of the plan on show. */
+async function shown(page) {
+  return {
+    movement: Number(plain(await text(page, 'npu-movement'))),
+    valid: await text(page, 'npu-valid'),
+    ink: await canvasInk(page, LEVEL),
+    gantt: await canvasInk(page, 'gantt'),
+  };
+}
+
+const busy = (page) => page.evaluate(() => document.body.dataset.busy === 'true');
+
+await withBrowser(async (context, url) => {
+  const { page, problems } = await openPage(context, url);
+  await page.locator('button[data-example="flash-attention"]').click();
+  // the first plan: drawn while the worker goes on solving
+  await page.waitForFunction(() => /^\d[\d,]*$/.test(document.getElementById('npu-movement')?.textContent ?? ''), null, { timeout: 120000 });
+  const first = await shown(page);
+  const stillSolving = await busy(page);
+  check('the first plan is on show while the worker still solves', stillSolving, `busy ${stillSolving}`);
+  check('its level chart and Gantt chart are drawn', first.ink.share > 0.04 && first.gantt.share > 0.05, JSON.stringify([first.ink, first.gantt]));
+  check('the first plan passes the independent checker', first.valid === 'valid', first.valid);
+  // a better plan: fewer bytes moved, drawn anew
+  const better = await page.waitForFunction((before) => {
+    const now = Number((document.getElementById('npu-movement')?.textContent ?? '').replace(/,/g, ''));
+    return now < before;
+  }, first.movement, { timeout: 120000 }).then(() => true, () => false);
+  const second = await shown(page);
+  check('a better plan replaces it as the solve goes on', better && second.movement < first.movement, `${first.movement} then ${second.movement}`);
+  check('the charts change with it', second.ink.hash !== first.ink.hash || second.gantt.hash !== first.gantt.hash);
+  const note = await text(page, 'busy-text');
+  check('the progress note names the best so far', /Solving… [\d.]+ s: best so far extra movement [\d,]+/.test(note), note);
+  // Stop keeps the best plan so far
+  const solving = await busy(page);
+  await page.locator('#cancel').click();
+  await settled(page);
+  const kept = await shown(page);
+  check('Stop was pressed while the worker solved', solving);
+  check('Stop keeps the plan on show, valid', kept.valid === 'valid' && kept.movement <= second.movement && kept.ink.share > 0.04, JSON.stringify(kept));
+  check('Stop hides the progress note and shows no error', !(await visible(page, 'busy')) && !(await visible(page, 'error')));
+  // and the page solves again afterwards, to the end
+  await page.locator('#problem').selectOption('1');
+  await settled(page);
+  const peak = Number(plain(await text(page, 'npu-peak')));
+  check('after Stop the fresh worker solves again', peak > 0 && (await text(page, 'npu-valid')) === 'valid', `${peak}`);
+  check('no console errors or page errors', problems.length === 0, problems.join('; '));
+});
