@@ -374,3 +374,80 @@ fn a_closed_stdout_ends_quietly() {
     );
     assert_eq!(&head[..1], b"{");
 }
+
+/// `npu --progress` prints every better plan as it is found, the first before any
+/// search; `--budget` with `--deterministic` scales the work and gives the same
+/// plan twice; a wall-clock budget still returns a checked plan.
+#[test]
+fn npu_progress_and_budgets() {
+    let flash = common::required_corpus("npu", "json", 5)
+        .into_iter()
+        .find(|p| p.ends_with("FlashAttention_Case0.json"))
+        .expect("FlashAttention_Case0.json in the corpus");
+    let flash = flash.to_str().unwrap();
+    let (code, out, err) = common::memplan(&[
+        "npu",
+        flash,
+        "--problem",
+        "2",
+        "--progress",
+        "--deterministic",
+        "--budget",
+        "500",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("valid (independent checker)"), "{out}");
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains(" s  movement "))
+        .collect();
+    assert!(lines.len() >= 2, "{err}");
+    assert!(
+        lines[0].contains("dfs order, first fit, furthest next use"),
+        "{err}"
+    );
+    // strictly less movement (or as much, sooner done) down the list
+    let moved = |l: &str| -> (u64, u64) {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        (w[3].parse().unwrap(), w[5].parse().unwrap())
+    };
+    for pair in lines.windows(2) {
+        assert!(moved(pair[1]) < moved(pair[0]), "{err}");
+    }
+    let last = moved(lines[lines.len() - 1]);
+    assert!(
+        out.contains(&format!("extra movement  {}", last.0)),
+        "{out}"
+    );
+    let json = |args: &[&str]| {
+        let (code, out, err) = common::memplan(args);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let a = json(&[
+        "npu",
+        flash,
+        "--problem",
+        "2",
+        "--deterministic",
+        "--budget",
+        "300",
+        "--json",
+        "-",
+    ]);
+    let b = json(&[
+        "npu",
+        flash,
+        "--problem",
+        "2",
+        "--deterministic",
+        "--budget",
+        "300",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(a, b, "a deterministic budget gives the same plan");
+    let (code, out, err) = common::memplan(&["npu", flash, "--problem", "3", "--budget", "200"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("valid (independent checker)"), "{out}");
+}

@@ -347,7 +347,8 @@ fn searched_p1(
             break;
         }
         let mut search = OpOrder::new(case, &from);
-        let cost = search.improve(p1_search_work(case.nodes.len()), seed, &mut || {
+        let work = shown.watch.scaled(p1_search_work(case.nodes.len()));
+        let cost = search.improve(work, seed, &mut || {
             shown.stopped()
         });
         if cost.is_some() && (from_cost.is_none() || cost <= from_cost) {
@@ -394,6 +395,7 @@ fn task_orders(case: &Case, shown: &mut Incumbent, all: &mut Portfolio) {
         }
         let evals = TASK_STEPS_PER_PAIR * (tasks.len() * tasks.len()) as u64;
         let budget = TASK_WORK.min(evals.saturating_mul(tasks.accesses_per_run()));
+        let budget = shown.watch.scaled(budget);
         let mixed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let (perm, _) = tasks.anneal(&start, budget, mixed, &mut || shown.stopped());
         let from = if chained { "chain" } else { "case order" };
@@ -435,7 +437,7 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
         }
     }
     let nodes = case.nodes.len() as u64;
-    let work = RESPILL_WORK / nodes.div_ceil(RESPILL_NODES).max(1);
+    let work = shown.watch.scaled(RESPILL_WORK / nodes.div_ceil(RESPILL_NODES).max(1));
     let each = work / (RESPILL_STARTS as u64 + 1);
     // (movement, order, rule, schedule) of the best start after its search
     let mut best: Option<(u64, usize, usize, Vec<NodeId>)> = None;

@@ -13,6 +13,8 @@ pub struct Watch<'a> {
     better: Option<&'a mut dyn FnMut(&Solution)>,
     stop: Option<&'a mut dyn FnMut() -> bool>,
     stopped: bool,
+    /// Share of the default work the searches may do (1 by default).
+    effort: f64,
 }
 
 impl<'a> Watch<'a> {
@@ -22,6 +24,7 @@ impl<'a> Watch<'a> {
             better: None,
             stop: None,
             stopped: false,
+            effort: 1.0,
         }
     }
 
@@ -37,6 +40,7 @@ impl<'a> Watch<'a> {
             better: Some(better),
             stop: Some(stop),
             stopped: false,
+            effort: 1.0,
         }
     }
 
@@ -46,6 +50,24 @@ impl<'a> Watch<'a> {
             better: Some(better),
             stop: None,
             stopped: false,
+            effort: 1.0,
+        }
+    }
+
+    /// The same watch with the searches' work scaled by `effort` (a share of the
+    /// default: 0.25 does a quarter of the work, deterministically; at least one
+    /// step of each search runs).
+    pub fn with_effort(mut self, effort: f64) -> Watch<'a> {
+        self.effort = if effort.is_finite() { effort.max(0.0) } else { 1.0 };
+        self
+    }
+
+    /// `work` units of a search scaled by the effort (unchanged at 1).
+    pub(super) fn scaled(&self, work: u64) -> u64 {
+        if self.effort == 1.0 {
+            work
+        } else {
+            ((work as f64 * self.effort) as u64).max(1)
         }
     }
 

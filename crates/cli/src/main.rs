@@ -58,7 +58,12 @@ usage:
   memplan strategies                list the strategies
   memplan npu CASE --problem 1|2|3 [--method baseline|best] [--out DIR]
                   [--json OUT|-] [--svg OUT] [--levels L1=4096,UB=1024,...]
-                                    solve an NPU case (contest JSON or _Nodes.csv)
+                  [--progress] [--budget MS] [--deterministic]
+                                    solve an NPU case (contest JSON or _Nodes.csv);
+                                    --progress prints each better plan as found,
+                                    --budget stops at MS ms of wall time with the
+                                    best so far (with --deterministic: the default
+                                    work scaled by MS/20000, the same plan anywhere)
   memplan npu-check CASE DIR --problem 1|2|3 [--levels L1=4096,UB=1024,...]
                                     check NPU contest results DIR/<case>_schedule.txt
                                     (+ _memory.txt, _spill.txt); CASE is .json or

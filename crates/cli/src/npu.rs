@@ -7,20 +7,36 @@ use super::Token;
 use lexopt::ValueExt;
 use memplan::npu::bounds::{makespan_bound, movement_bound, p1_bound, MakespanBound};
 use memplan::npu::case::{default_levels, Case};
-use memplan::npu::checked::{solve_checked, Checked};
+use memplan::npu::checked::{solve_checked_watched, Checked};
 use memplan::npu::export::view;
 use memplan::npu::problem::Problem;
 use memplan::npu::solve::{Method, Solution};
+use memplan::npu::watch::Watch;
 use memplan_formats::contest::ContestFile;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// What the default work of an NPU solve stands for under `--deterministic
+/// --budget MS`: the work is scaled by `MS / NOMINAL_MS` (the default takes 4 to 30 s
+/// natively on the public cases, depending on the case and problem).
+pub const NOMINAL_MS: f64 = 20_000.0;
 
 pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let (mut case_path, mut problem, mut method) = (None::<PathBuf>, None::<Problem>, Method::Best);
     let (mut out, mut json, mut levels) = (None::<PathBuf>, None::<String>, default_levels());
     let mut svg = None::<PathBuf>;
+    let (mut progress, mut budget_ms, mut deterministic) = (false, None::<u64>, false);
     while let Some(arg) = Token::next(args)? {
         match arg {
+            Token::Long(l) if l == "progress" => progress = true,
+            Token::Long(l) if l == "deterministic" => deterministic = true,
+            Token::Long(l) if l == "budget" => {
+                let ms = args.value()?.string()?;
+                budget_ms =
+                    Some(ms.parse::<u64>().map_err(|_| {
+                        format!("--budget: `{ms}` is not a number of milliseconds")
+                    })?);
+            }
             Token::Long(l) if l == "problem" => {
                 problem = Some(parse_problem(&args.value()?.string()?)?)
             }
@@ -39,12 +55,38 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     let problem = problem.ok_or("npu: missing --problem 1|2|3")?;
     let case = load_case(&case_path, levels)?;
     let started = std::time::Instant::now();
+    let mut shown = 0usize;
+    let mut better = |s: &Solution| {
+        shown += 1;
+        if progress {
+            let at = started.elapsed().as_secs_f64();
+            let figures = match s.makespan() {
+                None => format!("peak L1+UB {}", s.p1_peak),
+                Some(span) => format!("movement {} makespan {span}", s.extra_movement()),
+            };
+            eprintln!("{at:>8.3} s  {figures}  ({})", s.recipe);
+        }
+    };
+    // a wall-clock budget stops the search; a deterministic one scales its work
+    let deadline = budget_ms
+        .filter(|_| !deterministic)
+        .map(|ms| started + std::time::Duration::from_millis(ms));
+    let mut stop = || deadline.is_some_and(|d| std::time::Instant::now() >= d);
+    let effort = match (budget_ms, deterministic) {
+        (Some(ms), true) => ms as f64 / NOMINAL_MS,
+        _ => 1.0,
+    };
+    let mut watch = Watch::new(&mut better, &mut stop).with_effort(effort);
     let Checked {
         solution,
         files,
         report,
-    } = solve_checked(&case, problem, method)?;
+    } = solve_checked_watched(&case, problem, method, &mut watch)?;
+    drop(watch);
     let seconds = started.elapsed().as_secs_f64();
+    if progress {
+        eprintln!("{shown} plan(s) shown, the last one returned");
+    }
     if let Some(dir) = &out {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
