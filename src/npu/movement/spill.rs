@@ -96,10 +96,13 @@ struct Allocator<'a> {
     /// Per level: resident `(offset, size, buffer)`, sorted by offset.
     resident: Vec<Vec<(u64, u64, BufferId)>>,
     state: Vec<State>,
-    /// Positions in the input order where each buffer is used (ops, then its FREE).
-    uses: Vec<Vec<u32>>,
-    /// Index into `uses` of the next use at or after the current position.
-    cursor: Vec<usize>,
+    /// Positions in the input order where each buffer is used (ops, then its FREE):
+    /// those of buffer `b` are `uses[first[b]..first[b + 1]]`, increasing.
+    uses: Vec<u32>,
+    first: Vec<u32>,
+    /// Index into `uses` of the next use of each buffer at or after the current
+    /// position.
+    cursor: Vec<u32>,
     plan: NpuPlan,
 }
 
@@ -114,24 +117,48 @@ pub fn place(case: &Case, order: &[NodeId], opts: SpillOptions) -> Result<NpuPla
 
 impl<'a> Allocator<'a> {
     fn new(case: &'a Case, order: &[NodeId], opts: SpillOptions) -> Allocator<'a> {
-        let mut uses: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
-        for (i, &n) in order.iter().enumerate() {
-            match case.node(n) {
-                Node::Op(op) => op.bufs.iter().for_each(|&b| uses[b.index()].push(i as u32)),
-                Node::Free(b) => uses[b.index()].push(i as u32),
-                Node::Alloc(_) => {}
+        // the uses of every buffer, each position once, in two passes (count, fill)
+        // over one array rather than a vector per buffer
+        let buffers = case.buffers.len();
+        let each_use = |f: &mut dyn FnMut(usize, u32)| {
+            for (i, &n) in order.iter().enumerate() {
+                match case.node(n) {
+                    Node::Op(op) => op.bufs.iter().for_each(|&b| f(b.index(), i as u32)),
+                    Node::Free(b) => f(b.index(), i as u32),
+                    Node::Alloc(_) => {}
+                }
             }
+        };
+        let mut last = vec![u32::MAX; buffers];
+        let mut first = vec![0u32; buffers + 1];
+        each_use(&mut |b, i| {
+            if last[b] != i {
+                last[b] = i;
+                first[b + 1] += 1;
+            }
+        });
+        for b in 0..buffers {
+            first[b + 1] += first[b];
         }
-        for u in &mut uses {
-            u.dedup();
-        }
+        let mut uses = vec![0u32; first[buffers] as usize];
+        let mut cursor = first[..buffers].to_vec();
+        last.fill(u32::MAX);
+        each_use(&mut |b, i| {
+            if last[b] != i {
+                last[b] = i;
+                uses[cursor[b] as usize] = i;
+                cursor[b] += 1;
+            }
+        });
+        cursor.copy_from_slice(&first[..buffers]);
         Allocator {
             case,
             opts,
             resident: vec![Vec::new(); case.levels.len()],
             state: vec![State::Unallocated; case.buffers.len()],
             uses,
-            cursor: vec![0; case.buffers.len()],
+            first,
+            cursor,
             plan: NpuPlan {
                 schedule: Vec::with_capacity(order.len()),
                 offsets: vec![0; case.buffers.len()],
@@ -310,22 +337,25 @@ impl<'a> Allocator<'a> {
 
     /// Input position of the next use of `b` at or after `i`.
     fn next_use(&mut self, b: BufferId, i: u32) -> u32 {
-        let uses = &self.uses[b.index()];
+        let end = self.first[b.index() + 1];
         let c = &mut self.cursor[b.index()];
-        while *c < uses.len() && uses[*c] < i {
+        while *c < end && self.uses[*c as usize] < i {
             *c += 1;
         }
-        uses.get(*c).copied().unwrap_or(u32::MAX)
+        if *c < end {
+            self.uses[*c as usize]
+        } else {
+            u32::MAX
+        }
     }
 
     fn pick_victim(&mut self, level: LevelId, pinned: &[BufferId], i: u32) -> Option<BufferId> {
-        let candidates: Vec<BufferId> = self.resident[level.index()]
-            .iter()
-            .map(|&(_, _, x)| x)
-            .filter(|x| !pinned.contains(x))
-            .collect();
         let mut best: Option<(f64, BufferId)> = None;
-        for v in candidates {
+        for k in 0..self.resident[level.index()].len() {
+            let v = self.resident[level.index()][k].2;
+            if pinned.contains(&v) {
+                continue;
+            }
             let distance = f64::from(self.next_use(v, i).saturating_sub(i));
             let score = match self.opts.victim {
                 Victim::Furthest | Victim::Window => distance,
