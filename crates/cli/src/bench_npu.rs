@@ -10,9 +10,10 @@ use super::Token;
 use lexopt::ValueExt;
 use memplan::npu::bounds::{makespan_bound, movement_bound, p1_bound};
 use memplan::npu::case::default_levels;
-use memplan::npu::checked::solve_checked;
+use memplan::npu::checked::solve_checked_watched;
 use memplan::npu::problem::Problem;
 use memplan::npu::solve::{Method, Solution};
+use memplan::npu::watch::Watch;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -50,6 +51,8 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     }
     let mut invalid = 0usize;
     let mut bound_rows: Vec<String> = Vec::new();
+    // time to the first valid plan and to the final one, per case (method best)
+    let mut first_rows: Vec<String> = Vec::new();
     println!(
         "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  check",
         "case",
@@ -62,6 +65,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     for (file, published) in cases(&inputs)? {
         let case = load_case(&file, levels.clone())?;
         let mut rows: Vec<(Solution, f64, bool)> = Vec::new();
+        let mut firsts: Vec<f64> = Vec::new();
         for (problem, method) in [
             (Problem::Residency, Method::Best),
             (Problem::Movement, Method::Baseline),
@@ -69,11 +73,37 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             (Problem::Makespan, Method::Best),
         ] {
             let started = Instant::now();
-            let checked = solve_checked(&case, problem, method)?;
+            let mut first = None;
+            let mut better = |_: &Solution| {
+                first.get_or_insert_with(|| started.elapsed().as_secs_f64());
+            };
+            let checked = solve_checked_watched(
+                &case,
+                problem,
+                method,
+                &mut Watch::improvements(&mut better),
+            )?;
             let seconds = started.elapsed().as_secs_f64();
             let ok = checked.agrees(problem);
+            if method == Method::Best {
+                firsts.push(first.unwrap_or(seconds));
+            }
             rows.push((checked.solution, seconds, ok));
         }
+        first_rows.push(format!(
+            "{:<22} {:>24} {:>24}",
+            case.name,
+            firsts
+                .iter()
+                .map(|s| format!("{:.0}", s * 1000.0))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            [&rows[0], &rows[2], &rows[3]]
+                .iter()
+                .map(|(_, s, _)| format!("{s:.1}"))
+                .collect::<Vec<_>>()
+                .join(" / "),
+        ));
         let ok = rows.iter().all(|(_, _, ok)| *ok);
         invalid += rows.iter().filter(|(_, _, ok)| !*ok).count();
         let pub_of = |n: Option<u64>| n.map_or("-".to_string(), group);
@@ -131,6 +161,14 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         println!("{row}");
     }
     println!("(ratio) the best result above over the bound; P3's bound counts that plan's spills");
+    println!();
+    println!(
+        "{:<22} {:>24} {:>24}",
+        "best: time to", "first plan P1/P2/P3 ms", "final plan P1/P2/P3 s"
+    );
+    for row in &first_rows {
+        println!("{row}");
+    }
     Ok(if invalid == 0 {
         ExitCode::SUCCESS
     } else {
