@@ -91,9 +91,35 @@ export function show(state, report, compare, millis) {
   state.report = report;
   state.compare = compare;
   ui.showNpuSummary(summary, report, state.info, millis);
+  $('npu-yardstick').textContent = yardstick(report, state.info);
   sizeSpills(report.layout.rows);
   showCompare(state);
   showSelection(state);
+}
+
+/**
+ * Best valid published results of the contest's five public cases (the corpus's
+ * `npu/published/README.md`; Matmul_Case1's are claims without result files):
+ * Problem 1 peak, Problem 2 movement, Problem 3 makespan.
+ */
+const PUBLISHED = {
+  Matmul_Case0: [9216, 12416, 140398],
+  Matmul_Case1: [34816, 316672, 1683725],
+  FlashAttention_Case0: [4498, 3584, 45270],
+  FlashAttention_Case1: [7586, 32852, 225921],
+  Conv_Case0: [6912, 46872, 476530],
+};
+
+/** The line under the summary: the result's lower bound and ratio, and the best published number for the case. */
+function yardstick(report, info) {
+  const v = report.view;
+  const [value, bound, what] = v.problem === 1 ? [v.p1_peak, report.bounds.p1_peak, 'peak']
+    : v.problem === 2 ? [v.extra_movement, report.bounds.extra_movement, 'movement'] : [v.makespan, report.bounds.makespan, 'makespan'];
+  const parts = [bound ? `lower bound of the ${what} ${ui.count(bound)} (this plan ${(value / bound).toFixed(2)}× it)`
+    : `no useful lower bound of the ${what} is known`];
+  const published = PUBLISHED[info.name]?.[v.problem - 1];
+  if (published) parts.push(`best published ${ui.count(published)}${info.name === 'Matmul_Case1' ? ' (claimed)' : ''}`);
+  return `${parts.join('; ')}.`;
 }
 
 /** The figure a solution of its problem is judged by, in words. */

@@ -82,7 +82,6 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         files,
         report,
     } = solve_checked_watched(&case, problem, method, &mut watch)?;
-    drop(watch);
     let seconds = started.elapsed().as_secs_f64();
     if progress {
         eprintln!("{shown} plan(s) shown, the last one returned");

@@ -5,6 +5,7 @@
 use super::{js_error, to_js, to_json};
 use crate::Thrown;
 use memplan::check::npu::{check_npu, NpuReport};
+use memplan::npu::bounds;
 use memplan::npu::case::{default_levels, BufferId, Case, Node};
 use memplan::npu::checked::{self, solve_checked, solve_checked_watched};
 use memplan::npu::export::contest_files;
@@ -23,6 +24,26 @@ pub struct NpuSession {
     bytes: Vec<u8>,
     name: String,
     case: Case,
+    /// The case's own lower bounds, computed when first asked (per capacities).
+    bounds: std::cell::OnceCell<CaseBounds>,
+}
+
+/// Lower bounds of a case that hold for every plan (`memplan::npu::bounds`).
+#[derive(Clone, Copy)]
+struct CaseBounds {
+    p1_peak: Option<u64>,
+    extra_movement: Option<u64>,
+    makespan: u64,
+}
+
+/// The lower bounds beside a solution's figures, `null` where none is useful: a
+/// Problem 1 schedule's peak; a placed plan's movement and makespan (of the plan's
+/// own spills in the final report, of any plan in the ones on the way).
+#[derive(Serialize)]
+struct ReportBounds {
+    p1_peak: Option<u64>,
+    extra_movement: Option<u64>,
+    makespan: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -52,6 +73,7 @@ struct SolveReport<'a> {
     checked: Checked,
     layout: SpillLayout,
     node_bufs: &'a [Vec<u64>],
+    bounds: ReportBounds,
 }
 
 /// The checker's own numbers for a solution.
@@ -80,8 +102,37 @@ pub const NPU_PROGRESS_EVERY_MS: f64 = 250.0;
 
 impl NpuSession {
     /// The report of `solution` and the checker's `report` on it, as JSON.
-    fn report(&self, solution: &Solution, report: &NpuReport) -> Result<String, Thrown> {
+    fn report(
+        &self,
+        solution: &Solution,
+        report: &NpuReport,
+        last: bool,
+    ) -> Result<String, Thrown> {
         let view = npu_view(&self.case, solution);
+        let case = *self.bounds.get_or_init(|| CaseBounds {
+            p1_peak: bounds::p1_bound(&self.case),
+            extra_movement: bounds::movement_bound(&self.case),
+            makespan: bounds::makespan_bound_any(&self.case).value(),
+        });
+        let bounds = if !solution.problem.places() {
+            ReportBounds {
+                p1_peak: case.p1_peak,
+                extra_movement: None,
+                makespan: None,
+            }
+        } else {
+            let span = if last {
+                let spilled: Vec<_> = solution.plan.spills.iter().map(|s| s.buffer).collect();
+                bounds::makespan_bound(&self.case, &solution.plan.schedule, &spilled).value()
+            } else {
+                case.makespan
+            };
+            ReportBounds {
+                p1_peak: None,
+                extra_movement: case.extra_movement,
+                makespan: (span > 0).then_some(span),
+            }
+        };
         to_json(&SolveReport {
             view: &view,
             valid: report.valid,
@@ -100,6 +151,7 @@ impl NpuSession {
             },
             layout: render::spill_rows(&view.levels),
             node_bufs: &node_bufs(&self.case, solution),
+            bounds,
         })
     }
 
@@ -128,6 +180,7 @@ impl NpuSession {
             bytes: bytes.to_vec(),
             name: stem,
             case,
+            bounds: Default::default(),
         })
     }
 
@@ -173,7 +226,7 @@ impl NpuSession {
             let checked::Checked {
                 solution, report, ..
             } = self.solved(problem, method)?;
-            return self.report(&solution, &report);
+            return self.report(&solution, &report, true);
         };
         let method = Method::from_name(method).map_err(js_error)?;
         let problem = Problem::from_number(problem).map_err(js_error)?;
@@ -194,7 +247,7 @@ impl NpuSession {
                 return;
             };
             let report = check_npu(&self.case, problem, &contest_files(&self.case, &solution));
-            if let Ok(text) = self.report(&solution, &report) {
+            if let Ok(text) = self.report(&solution, &report, false) {
                 let _ = progress.call1(&JsValue::NULL, &JsValue::from_str(&text));
             }
         };
@@ -208,7 +261,7 @@ impl NpuSession {
         let mut stop = || {
             // the clock is read on every 64th ask only: asks come every few µs
             asks = asks.wrapping_add(1);
-            if asks % 64 == 0 {
+            if asks.is_multiple_of(64) {
                 tell(false);
             }
             false
@@ -220,7 +273,7 @@ impl NpuSession {
             &mut Watch::new(&mut better, &mut stop),
         )
         .map_err(js_error)?;
-        self.report(&checked.solution, &checked.report)
+        self.report(&checked.solution, &checked.report, true)
     }
 
     /// The case as contest JSON (`formats::npu::write_json`), as `memplan export`
@@ -268,6 +321,7 @@ impl NpuSession {
         }
         if levels != self.case.levels {
             self.case = read_json(&self.bytes, &self.name, levels).map_err(js_error)?;
+            self.bounds = Default::default();
         }
         Ok(())
     }
