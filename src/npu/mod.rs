@@ -20,6 +20,7 @@ pub mod makespan;
 pub mod movement;
 pub mod problem;
 pub mod residency;
+pub mod solution;
 pub mod solve;
 pub mod watch;
 

@@ -26,69 +26,9 @@ use super::movement::tasks::Tasks;
 use super::problem::Problem;
 use super::residency::reorder::OpOrder;
 use super::residency::schedule::{list_schedule, residency_peak, Priority};
+pub use super::solution::{Method, Solution};
 use super::watch::Watch;
 use crate::error::Error;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    Baseline,
-    Best,
-}
-
-impl Method {
-    pub fn from_name(name: &str) -> Result<Method, Error> {
-        match name {
-            "baseline" => Ok(Method::Baseline),
-            "best" => Ok(Method::Best),
-            other => Err(Error::usage(format!(
-                "unknown NPU method `{other}` (expected baseline or best)"
-            ))),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Baseline => "baseline",
-            Method::Best => "best",
-        }
-    }
-}
-
-/// A method is written by its name.
-impl serde::Serialize for Method {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Method {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Method, D::Error> {
-        Method::from_name(&String::deserialize(d)?).map_err(serde::de::Error::custom)
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct Solution {
-    pub problem: Problem,
-    pub method: Method,
-    /// What produced the plan, e.g. `dfs order, best fit, furthest next use`.
-    pub recipe: String,
-    pub plan: NpuPlan,
-    /// L1+UB peak of the schedule's original nodes.
-    pub p1_peak: u64,
-    /// `None` for Problem 1, which places nothing.
-    pub timing: Option<Timing>,
-}
-
-impl Solution {
-    pub fn extra_movement(&self) -> u64 {
-        self.plan.extra_movement()
-    }
-
-    pub fn makespan(&self) -> Option<u64> {
-        self.timing.as_ref().map(|t| t.makespan)
-    }
-}
 
 pub fn solve(case: &Case, problem: Problem, method: Method) -> Result<Solution, Error> {
     solve_watched(case, problem, method, &mut Watch::none())
@@ -348,9 +288,7 @@ fn searched_p1(
         }
         let mut search = OpOrder::new(case, &from);
         let work = shown.watch.scaled(p1_search_work(case.nodes.len()));
-        let cost = search.improve(work, seed, &mut || {
-            shown.stopped()
-        });
+        let cost = search.improve(work, seed, &mut || shown.stopped());
         if cost.is_some() && (from_cost.is_none() || cost <= from_cost) {
             from = search.order();
             from_cost = cost;
@@ -437,7 +375,9 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
         }
     }
     let nodes = case.nodes.len() as u64;
-    let work = shown.watch.scaled(RESPILL_WORK / nodes.div_ceil(RESPILL_NODES).max(1));
+    let work = shown
+        .watch
+        .scaled(RESPILL_WORK / nodes.div_ceil(RESPILL_NODES).max(1));
     let each = work / (RESPILL_STARTS as u64 + 1);
     // (movement, order, rule, schedule) of the best start after its search
     let mut best: Option<(u64, usize, usize, Vec<NodeId>)> = None;

@@ -6,7 +6,7 @@
 //! the same plan: the callbacks only look, and a stop that never says yes changes
 //! nothing.
 
-use super::solve::Solution;
+use super::solution::Solution;
 
 /// The callbacks of one solve; [`Watch::none`] for a plain one.
 pub struct Watch<'a> {
