@@ -150,7 +150,7 @@ export async function clickAt(page, id, x, y) {
   await page.mouse.click(box.x + x, box.y + y);
 }
 
-/** Runs the native CLI on `args` and returns its `key  value` lines as an object. */
+/** Runs the native CLI on `args` and returns its `key  value` lines as an object (values without a bound in parentheses after them). */
 export function cli(args) {
   const bin = join(ROOT, 'target/release/memplan');
   const out = existsSync(bin)
@@ -159,7 +159,8 @@ export function cli(args) {
   const fields = {};
   for (const line of out.split('\n')) {
     const m = line.match(/^(\S+(?: \S+)*?)\s{2,}(.*)$/);
-    if (m) fields[m[1]] = m[2];
+    // a figure may be followed by its lower bound: `makespan  1960   (lower bound ...)`
+    if (m) fields[m[1]] = m[2].replace(/\s{3}\(.*\)$/, '');
   }
   return fields;
 }
