@@ -5,7 +5,7 @@
 //!   that fits between the buffers it overlaps in time, else on top of them.
 
 use super::budget::Budget;
-use super::busy::Busy;
+use super::busy::{prefetch as prefetch_buffer, Busy};
 use super::overlap::Overlaps;
 use super::{align_up, Fit, PackOptions};
 use crate::interference::birth_order;
@@ -60,7 +60,21 @@ fn place(
     let mut offsets = vec![0u64; buffers.len()];
     let mut placed = Busy::new(buffers, opts.align);
     let mut charged = 0u64;
-    for &i in visit {
+    for (n, &i) in visit.iter().enumerate() {
+        // what the next few buffers will read, asked for ahead (a hint only)
+        let ahead = |k: usize| visit.get(n + k).map(|&j| &buffers[j as usize]);
+        if let Some(&j) = visit.get(n + 6) {
+            prefetch_buffer(&buffers[j as usize]);
+        }
+        if let Some(b) = ahead(4) {
+            placed.prefetch_leaves(b);
+        }
+        if let Some(b) = ahead(3) {
+            placed.prefetch(b, false);
+        }
+        if let Some(b) = ahead(2) {
+            placed.prefetch(b, true);
+        }
         let b = &buffers[i as usize];
         let at = placed.choose(b, fit, opts.align);
         offsets[i as usize] = at;
