@@ -16,10 +16,11 @@ fn fresh_dir(name: &str) -> PathBuf {
 }
 
 /// A page folder holding every file `www/site.txt` lists (the real index.html and
-/// list, stand-ins for the rest), without the optional ones.
-fn fake_page(without: Option<&str>) -> PathBuf {
+/// list, stand-ins for the rest), without the optional ones. `test` names the folder:
+/// tests run at once, and two sharing one folder would remove it under each other.
+fn fake_page(test: &str, without: Option<&str>) -> PathBuf {
     let page = fresh_dir(&format!(
-        "page-{}",
+        "{test}-page-{}",
         without.unwrap_or("all").replace('/', "_")
     ));
     let list = std::fs::read_to_string("www/site.txt").unwrap();
@@ -63,7 +64,7 @@ fn meta_content(index: &str) -> String {
 
 #[test]
 fn demo_writes_the_page_the_graph_and_the_first_view() {
-    let page = fake_page(None);
+    let page = fake_page("demo", None);
     let out = fresh_dir("out");
     let (code, stdout, stderr) = memplan(&[
         "demo",
@@ -118,7 +119,7 @@ fn demo_writes_the_page_the_graph_and_the_first_view() {
 
 #[test]
 fn an_npu_case_is_bundled_as_contest_json() {
-    let page = fake_page(None);
+    let page = fake_page("npu", None);
     let out = fresh_dir("npu");
     let case = "examples/npu_tiny_matmul.json";
     let (code, _, stderr) = memplan(&[
@@ -142,7 +143,7 @@ fn an_npu_case_is_bundled_as_contest_json() {
 #[test]
 fn demo_errors_say_what_is_missing() {
     let out = fresh_dir("errors");
-    let unbuilt = fake_page(Some("www/pkg/memplan_bg.wasm"));
+    let unbuilt = fake_page("errors", Some("www/pkg/memplan_bg.wasm"));
     let run = |args: &[&str]| {
         memplan(
             &[
