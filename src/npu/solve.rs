@@ -356,6 +356,19 @@ const RESPILL_WORK: u64 = 60_000_000;
 const RESPILL_NODES: u64 = 8_000;
 const RESPILL_STARTS: usize = 3;
 
+/// Below the cap the search gets this many nodes placed per (node, node) pair: a
+/// move places the whole order, so a case gets about this many moves per node and
+/// a small one finishes in milliseconds. Every public case (1,716 nodes and up)
+/// still gets the cap.
+const RESPILL_WORK_PER_PAIR: u64 = 24;
+
+/// The nodes the allocator-judged search of a case of `nodes` nodes may place.
+fn respill_work(nodes: usize) -> u64 {
+    let nodes = nodes as u64;
+    let capped = RESPILL_WORK / nodes.div_ceil(RESPILL_NODES).max(1);
+    capped.min(RESPILL_WORK_PER_PAIR.saturating_mul(nodes.saturating_mul(nodes)))
+}
+
 /// The least-movement plans of the portfolio (one per order and movement) improved
 /// by block moves judged by the allocator itself (`movement/respill.rs`), then the
 /// best of them improved again.
@@ -374,10 +387,7 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
             starts.push(s);
         }
     }
-    let nodes = case.nodes.len() as u64;
-    let work = shown
-        .watch
-        .scaled(RESPILL_WORK / nodes.div_ceil(RESPILL_NODES).max(1));
+    let work = shown.watch.scaled(respill_work(case.nodes.len()));
     let each = work / (RESPILL_STARTS as u64 + 1);
     // (movement, order, rule, schedule) of the best start after its search
     let mut best: Option<(u64, usize, usize, Vec<NodeId>)> = None;
@@ -626,5 +636,16 @@ mod tests {
         assert!(p1_search_work(300) < p1_search_work(600));
         assert_eq!(p1_search_work(1_716), P1_SEARCH_WORK);
         assert_eq!(p1_search_work(30_976), P1_SEARCH_WORK);
+    }
+
+    /// The same for the allocator-judged search of Problems 2 and 3: the cap from
+    /// 1,716 nodes to `RESPILL_NODES`, shrunk in proportion above.
+    #[test]
+    fn the_allocator_judged_search_scales_with_the_case() {
+        assert!(respill_work(30) < 30_000);
+        assert!(respill_work(300) < respill_work(600));
+        assert_eq!(respill_work(1_716), RESPILL_WORK);
+        assert_eq!(respill_work(8_000), RESPILL_WORK);
+        assert_eq!(respill_work(16_000), RESPILL_WORK / 2);
     }
 }
