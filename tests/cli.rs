@@ -424,7 +424,7 @@ fn npu_progress_and_budgets() {
         assert_eq!(code, 0, "{err}");
         out
     };
-    let a = json(&[
+    let deterministic = [
         "npu",
         flash,
         "--problem",
@@ -434,18 +434,8 @@ fn npu_progress_and_budgets() {
         "300",
         "--json",
         "-",
-    ]);
-    let b = json(&[
-        "npu",
-        flash,
-        "--problem",
-        "2",
-        "--deterministic",
-        "--budget",
-        "300",
-        "--json",
-        "-",
-    ]);
+    ];
+    let (a, b) = (json(&deterministic), json(&deterministic));
     assert_eq!(a, b, "a deterministic budget gives the same plan");
     let (code, out, err) = common::memplan(&["npu", flash, "--problem", "3", "--budget", "200"]);
     assert_eq!(code, 0, "{err}");

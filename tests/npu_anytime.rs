@@ -28,6 +28,15 @@ fn public_cases() -> Vec<Case> {
         .collect()
 }
 
+/// One public case by name (the corpus must hold all five).
+fn public_case(name: &str) -> Case {
+    let path = common::required_corpus("npu", "json", 5)
+        .into_iter()
+        .find(|p| p.file_stem().is_some_and(|s| s == name))
+        .unwrap_or_else(|| panic!("{name}.json in the corpus"));
+    read_case(&path)
+}
+
 fn tiny() -> Case {
     read_case(&common::root().join("examples/npu_tiny_matmul.json"))
 }
@@ -132,10 +141,7 @@ fn a_valid_plan_comes_before_any_search_and_a_stop_keeps_it() {
 /// returned plan last, and returns what an unwatched solve returns.
 #[test]
 fn improvements_are_strictly_better_and_end_with_the_unwatched_result() {
-    let flash = public_cases()
-        .into_iter()
-        .find(|c| c.name == "FlashAttention_Case0")
-        .expect("FlashAttention_Case0 in the corpus");
+    let flash = public_case("FlashAttention_Case0");
     let runs = [
         (tiny(), Problem::Residency),
         (tiny(), Problem::Movement),
@@ -172,10 +178,7 @@ fn improvements_are_strictly_better_and_end_with_the_unwatched_result() {
 /// improve, not only the first and the last.
 #[test]
 fn problem_2_shows_more_than_the_first_and_last_plan() {
-    let case = public_cases()
-        .into_iter()
-        .find(|c| c.name == "Conv_Case0")
-        .expect("Conv_Case0 in the corpus");
+    let case = public_case("Conv_Case0");
     // stop after a few thousand asks: the portfolio's first orders and a search
     let (_, shown, _) = watched(&case, Problem::Movement, 3_000);
     assert!(shown.len() >= 3, "only {} plans shown", shown.len());

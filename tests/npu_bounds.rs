@@ -6,7 +6,7 @@
 mod common;
 
 use memplan::check::npu::check_npu;
-use memplan::npu::bounds::{makespan_bound, makespan_bound_any, movement_bound, p1_bound};
+use memplan::npu::bounds::{makespan_bound, makespan_bound_any, movement_bound, p1_bound, Bounds};
 use memplan::npu::case::{default_levels, Case, Level, Node, RawNode};
 use memplan::npu::checked::solve_checked;
 use memplan::npu::contest::ContestFiles;
@@ -46,18 +46,21 @@ fn valid(case: &Case, problem: Problem, method: Method) -> Solution {
     checked.solution
 }
 
-fn spilled(s: &Solution) -> Vec<memplan::npu::BufferId> {
-    s.plan.spills.iter().map(|s| s.buffer).collect()
-}
-
 /// Asserts every bound of `case` is at or under the results of `p1` (a Problem 1
-/// solution) and `placed` (Problem 2 or 3 solutions).
+/// solution) and `placed` (Problem 2 or 3 solutions), and that the bounds each front
+/// end prints beside a result ([`Bounds`]) are those of its problem.
 fn assert_under(case: &Case, p1: &[&Solution], placed: &[&Solution]) {
     let name = &case.name;
     if let Some(b) = p1_bound(case) {
         for s in p1 {
             assert!(b <= s.p1_peak, "{name}: P1 bound {b} > peak {}", s.p1_peak);
         }
+    }
+    for s in p1 {
+        let shown = Bounds::of_plan(case, s.problem, &s.plan.schedule, &s.plan.spilled());
+        assert_eq!(shown, Bounds::of(case, s.problem));
+        assert_eq!(shown.p1_peak, p1_bound(case));
+        assert!(shown.extra_movement.is_none() && shown.makespan.is_none());
     }
     let any = makespan_bound_any(case).value();
     for s in placed {
@@ -66,9 +69,25 @@ fn assert_under(case: &Case, p1: &[&Solution], placed: &[&Solution]) {
             assert!(b <= moved, "{name}: P2 bound {b} > movement {moved}");
         }
         let span = s.makespan().expect("a placed plan has a makespan");
-        let own = makespan_bound(case, &s.plan.schedule, &spilled(s)).value();
+        let own = makespan_bound(case, &s.plan.schedule, &s.plan.spilled()).value();
         assert!(own <= span, "{name}: P3 bound {own} > makespan {span}");
         assert!(any <= own, "{name}: the spill-free bound {any} > {own}");
+        let shown = Bounds::of_plan(case, s.problem, &s.plan.schedule, &s.plan.spilled());
+        let general = Bounds::of(case, s.problem);
+        assert_eq!(
+            shown.p1_peak, None,
+            "{name}: a placed plan's peak has no P1 bound"
+        );
+        assert_eq!(shown.extra_movement, movement_bound(case));
+        assert_eq!(general.extra_movement, movement_bound(case));
+        assert_eq!(
+            shown.makespan.map(|b| b.value()),
+            Some(own).filter(|&b| b > 0)
+        );
+        assert_eq!(
+            general.makespan.map(|b| b.value()),
+            Some(any).filter(|&b| b > 0)
+        );
     }
 }
 

@@ -77,6 +77,7 @@
 //! case, since a plan only adds nodes and edges.
 
 use super::case::{BufferId, Case, Node, NodeId, Pipe};
+use super::problem::Problem;
 use std::collections::HashSet;
 
 /// A DAG over `n` nodes in compressed form, with one topological order.
@@ -626,6 +627,53 @@ pub fn makespan_bound(case: &Case, schedule: &[NodeId], spilled: &[BufferId]) ->
 pub fn makespan_bound_any(case: &Case) -> MakespanBound {
     let order: Vec<NodeId> = case.node_ids().collect();
     makespan_bound(case, &order, &[])
+}
+
+/// The lower bounds that go beside a result of one problem, `None` where none is
+/// useful: a Problem 1 schedule's peak; a placed plan's movement and makespan.
+/// The one rule of which bound goes with which problem, for every front end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bounds {
+    pub p1_peak: Option<u64>,
+    pub extra_movement: Option<u64>,
+    pub makespan: Option<MakespanBound>,
+}
+
+impl Bounds {
+    /// The bounds of `problem` that hold for every plan of `case` (Problem 3's
+    /// whatever the spills).
+    pub fn of(case: &Case, problem: Problem) -> Bounds {
+        if !problem.places() {
+            return Bounds {
+                p1_peak: p1_bound(case),
+                ..Bounds::default()
+            };
+        }
+        Bounds {
+            p1_peak: None,
+            extra_movement: movement_bound(case),
+            makespan: Some(makespan_bound_any(case)).filter(|b| b.value() > 0),
+        }
+    }
+
+    /// The same beside one plan (its `schedule`, and `spilled[k]` the buffer of
+    /// its `k`-th spill): Problem 3's bound counts that plan's spills, so it is
+    /// tighter, but it holds for that plan only.
+    pub fn of_plan(
+        case: &Case,
+        problem: Problem,
+        schedule: &[NodeId],
+        spilled: &[BufferId],
+    ) -> Bounds {
+        if !problem.places() {
+            return Bounds::of(case, problem);
+        }
+        Bounds {
+            p1_peak: None,
+            extra_movement: movement_bound(case),
+            makespan: Some(makespan_bound(case, schedule, spilled)).filter(|b| b.value() > 0),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -58,7 +58,11 @@ impl<'a> Watch<'a> {
     /// default: 0.25 does a quarter of the work, deterministically; at least one
     /// step of each search runs).
     pub fn with_effort(mut self, effort: f64) -> Watch<'a> {
-        self.effort = if effort.is_finite() { effort.max(0.0) } else { 1.0 };
+        self.effort = if effort.is_finite() {
+            effort.max(0.0)
+        } else {
+            1.0
+        };
         self
     }
 

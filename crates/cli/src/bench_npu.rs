@@ -8,7 +8,7 @@
 use super::npu_check::{load_case, set_levels};
 use super::Token;
 use lexopt::ValueExt;
-use memplan::npu::bounds::{makespan_bound, movement_bound, p1_bound};
+use memplan::npu::bounds::Bounds;
 use memplan::npu::case::default_levels;
 use memplan::npu::checked::solve_checked_watched;
 use memplan::npu::problem::Problem;
@@ -141,14 +141,17 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
                 .join("/"),
             if ok { "valid" } else { "INVALID" }
         );
-        let spilled: Vec<_> = p3.plan.spills.iter().map(|s| s.buffer).collect();
-        let span_bound = makespan_bound(&case, &p3.plan.schedule, &spilled).value();
+        let beside_plan =
+            |s: &Solution| Bounds::of_plan(&case, s.problem, &s.plan.schedule, &s.plan.spilled());
         bound_rows.push(format!(
             "{:<22} {:>24} {:>24} {:>24}",
             case.name,
-            beside(p1.p1_peak, p1_bound(&case)),
-            beside(best.extra_movement(), movement_bound(&case)),
-            beside(p3.makespan().unwrap_or(0), Some(span_bound)),
+            beside(p1.p1_peak, beside_plan(p1).p1_peak),
+            beside(best.extra_movement(), beside_plan(best).extra_movement),
+            beside(
+                p3.makespan().unwrap_or(0),
+                beside_plan(p3).makespan.map(|b| b.value())
+            ),
         ));
     }
     println!("(pub) best valid published result; * claimed without result files");

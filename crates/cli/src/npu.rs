@@ -5,8 +5,8 @@
 use super::npu_check::{load_case, parse_problem, set_levels};
 use super::Token;
 use lexopt::ValueExt;
-use memplan::npu::bounds::{makespan_bound, movement_bound, p1_bound, MakespanBound};
-use memplan::npu::case::{default_levels, Case};
+use memplan::npu::bounds::Bounds;
+use memplan::npu::case::default_levels;
 use memplan::npu::checked::{solve_checked_watched, Checked};
 use memplan::npu::export::view;
 use memplan::npu::problem::Problem;
@@ -100,11 +100,16 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
     }
-    let bounds = Bounds::of(&case, problem, &solution);
+    let bounds = Bounds::of_plan(
+        &case,
+        problem,
+        &solution.plan.schedule,
+        &solution.plan.spilled(),
+    );
     if let Some(path) = &json {
         let mut value = serde_json::to_value(view(&case, &solution))?;
         if let Some(fields) = value.as_object_mut() {
-            fields.insert("bounds".to_string(), bounds.json());
+            fields.insert("bounds".to_string(), bounds_json(&bounds));
         }
         let text = serde_json::to_string(&value)?;
         if path == "-" {
@@ -181,41 +186,16 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     })
 }
 
-/// The lower bounds of the problem solved, `None` where none is useful (or, for
-/// the Problem 1 peak of a placed plan, where the Problem 1 rules do not hold).
-struct Bounds {
-    p1_peak: Option<u64>,
-    extra_movement: Option<u64>,
-    makespan: Option<MakespanBound>,
-}
-
-impl Bounds {
-    fn of(case: &Case, problem: Problem, solution: &Solution) -> Bounds {
-        if !problem.places() {
-            return Bounds {
-                p1_peak: p1_bound(case),
-                extra_movement: None,
-                makespan: None,
-            };
-        }
-        let spilled: Vec<_> = solution.plan.spills.iter().map(|s| s.buffer).collect();
-        Bounds {
-            p1_peak: None,
-            extra_movement: movement_bound(case),
-            makespan: Some(makespan_bound(case, &solution.plan.schedule, &spilled)),
-        }
-    }
-
-    /// `{"p1_peak": n|null, "extra_movement": n|null, "makespan": n|null, ...}`
-    fn json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "p1_peak": self.p1_peak,
-            "extra_movement": self.extra_movement,
-            "makespan": self.makespan.map(|b| b.value()),
-            "makespan_critical_path": self.makespan.map(|b| b.critical_path),
-            "makespan_busiest_pipe": self.makespan.map(|b| b.busiest_pipe),
-        })
-    }
+/// The bounds beside the result, as `--json` writes them: `{"p1_peak": n|null,
+/// "extra_movement": n|null, "makespan": n|null, ...}`.
+fn bounds_json(bounds: &Bounds) -> serde_json::Value {
+    serde_json::json!({
+        "p1_peak": bounds.p1_peak,
+        "extra_movement": bounds.extra_movement,
+        "makespan": bounds.makespan.map(|b| b.value()),
+        "makespan_critical_path": bounds.makespan.map(|b| b.critical_path),
+        "makespan_busiest_pipe": bounds.makespan.map(|b| b.busiest_pipe),
+    })
 }
 
 /// `   (bound 9,000, ratio 1.02)` after a result, or `   (no useful bound known)`.

@@ -5,7 +5,7 @@
 use super::{js_error, to_js, to_json};
 use crate::Thrown;
 use memplan::check::npu::{check_npu, NpuReport};
-use memplan::npu::bounds;
+use memplan::npu::bounds::Bounds;
 use memplan::npu::case::{default_levels, BufferId, Case, Node};
 use memplan::npu::checked::{self, solve_checked, solve_checked_watched};
 use memplan::npu::export::contest_files;
@@ -24,16 +24,9 @@ pub struct NpuSession {
     bytes: Vec<u8>,
     name: String,
     case: Case,
-    /// The case's own lower bounds, computed when first asked (per capacities).
-    bounds: std::cell::OnceCell<CaseBounds>,
-}
-
-/// Lower bounds of a case that hold for every plan (`memplan::npu::bounds`).
-#[derive(Clone, Copy)]
-struct CaseBounds {
-    p1_peak: Option<u64>,
-    extra_movement: Option<u64>,
-    makespan: u64,
+    /// The case's own lower bounds of each problem, computed when first asked
+    /// (per capacities).
+    bounds: [std::cell::OnceCell<Bounds>; 3],
 }
 
 /// The lower bounds beside a solution's figures, `null` where none is useful: a
@@ -109,29 +102,18 @@ impl NpuSession {
         last: bool,
     ) -> Result<String, Thrown> {
         let view = npu_view(&self.case, solution);
-        let case = *self.bounds.get_or_init(|| CaseBounds {
-            p1_peak: bounds::p1_bound(&self.case),
-            extra_movement: bounds::movement_bound(&self.case),
-            makespan: bounds::makespan_bound_any(&self.case).value(),
-        });
-        let bounds = if !solution.problem.places() {
-            ReportBounds {
-                p1_peak: case.p1_peak,
-                extra_movement: None,
-                makespan: None,
-            }
+        let problem = solution.problem;
+        let bounds = if last && problem.places() {
+            let plan = &solution.plan;
+            Bounds::of_plan(&self.case, problem, &plan.schedule, &plan.spilled())
         } else {
-            let span = if last {
-                let spilled: Vec<_> = solution.plan.spills.iter().map(|s| s.buffer).collect();
-                bounds::makespan_bound(&self.case, &solution.plan.schedule, &spilled).value()
-            } else {
-                case.makespan
-            };
-            ReportBounds {
-                p1_peak: None,
-                extra_movement: case.extra_movement,
-                makespan: (span > 0).then_some(span),
-            }
+            *self.bounds[problem.number() as usize - 1]
+                .get_or_init(|| Bounds::of(&self.case, problem))
+        };
+        let bounds = ReportBounds {
+            p1_peak: bounds.p1_peak,
+            extra_movement: bounds.extra_movement,
+            makespan: bounds.makespan.map(|b| b.value()),
         };
         to_json(&SolveReport {
             view: &view,

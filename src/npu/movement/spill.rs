@@ -74,6 +74,11 @@ impl NpuPlan {
     pub fn extra_movement(&self) -> u64 {
         self.spills.iter().map(|s| s.cost).sum()
     }
+
+    /// The buffer of each spill, in spill order.
+    pub fn spilled(&self) -> Vec<BufferId> {
+        self.spills.iter().map(|s| s.buffer).collect()
+    }
 }
 
 /// How a window ranks: the data it moves, then the soonest next use among its
