@@ -18,6 +18,7 @@ pub mod npu;
 pub mod order;
 pub mod pack;
 pub mod plan;
+pub mod pool;
 pub mod report;
 pub mod rng;
 pub mod teach;

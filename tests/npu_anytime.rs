@@ -183,3 +183,61 @@ fn problem_2_shows_more_than_the_first_and_last_plan() {
     let (_, shown, _) = watched(&case, Problem::Movement, 3_000);
     assert!(shown.len() >= 3, "only {} plans shown", shown.len());
 }
+
+/// A solve at a fixed share of the default work on `threads` threads, checked,
+/// and the plans it showed.
+fn on_threads(case: &Case, problem: Problem, threads: usize) -> (Solution, usize) {
+    let mut shown = 0usize;
+    let mut better = |_: &Solution| shown += 1;
+    let mut watch = Watch::improvements(&mut better)
+        .with_effort(0.05)
+        .with_threads(threads);
+    let checked = solve_checked_watched(case, problem, Method::Best, &mut watch).unwrap();
+    assert!(checked.agrees(problem), "{} p{problem}", case.name);
+    (checked.solution, shown)
+}
+
+/// The portfolio's independent parts run side by side, and the plan is the same
+/// on one thread as on two or three (only the order better plans are seen in may
+/// change).
+#[test]
+fn the_thread_count_does_not_change_the_plan() {
+    for (name, problem) in [
+        ("FlashAttention_Case0", Problem::Movement),
+        ("FlashAttention_Case0", Problem::Makespan),
+        ("Matmul_Case0", Problem::Movement),
+    ] {
+        let case = public_case(name);
+        let (one, shown) = on_threads(&case, problem, 1);
+        assert!(shown >= 2, "{name} p{problem}: {shown} plan(s) shown");
+        for threads in [2, 3] {
+            let (many, shown) = on_threads(&case, problem, threads);
+            assert!(shown >= 2, "{name} p{problem}: {shown} plan(s) shown");
+            assert_eq!(
+                many.plan, one.plan,
+                "{name} p{problem}: {threads} threads found another plan"
+            );
+            assert_eq!(many.recipe, one.recipe);
+        }
+    }
+}
+
+/// On several threads a stop still ends the solve with a valid plan, the last
+/// one shown.
+#[test]
+fn a_stop_on_several_threads_keeps_the_best_plan_so_far() {
+    let case = public_case("Conv_Case0");
+    let mut shown: Vec<Solution> = Vec::new();
+    let mut better = |s: &Solution| shown.push(s.clone());
+    let mut asks = 0usize;
+    let mut stop = || {
+        asks += 1;
+        asks > 200
+    };
+    let mut watch = Watch::new(&mut better, &mut stop).with_threads(2);
+    let checked =
+        solve_checked_watched(&case, Problem::Movement, Method::Best, &mut watch).unwrap();
+    assert!(checked.agrees(Problem::Movement));
+    let last = shown.last().expect("plans were shown");
+    assert_eq!(last.plan, checked.solution.plan);
+}

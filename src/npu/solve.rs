@@ -29,6 +29,7 @@ use super::residency::schedule::{list_schedule, residency_peak, Priority};
 pub use super::solution::{Method, Solution};
 use super::watch::Watch;
 use crate::error::Error;
+use crate::pool::{self, Caller, Link};
 
 pub fn solve(case: &Case, problem: Problem, method: Method) -> Result<Solution, Error> {
     solve_watched(case, problem, method, &mut Watch::none())
@@ -154,6 +155,25 @@ impl Incumbent<'_, '_, '_> {
         }
     }
 }
+
+/// A plan a job of the portfolio found, for the watch: the plan, its timing when
+/// known, its recipe.
+type Found = (NpuPlan, Option<Timing>, String);
+
+/// The jobs of the portfolio run on the watch's threads (`crate::pool`) report
+/// their plans here, on the calling thread.
+impl Caller<Found> for Incumbent<'_, '_, '_> {
+    fn seen(&mut self, (plan, timing, recipe): Found) {
+        self.placed(&plan, timing.as_ref(), &recipe);
+    }
+
+    fn stopped(&mut self) -> bool {
+        Incumbent::stopped(self)
+    }
+}
+
+/// One part of the portfolio that runs on its own: its orders, each placed.
+type Job<'c> = Box<dyn FnOnce(&Link<Found>) -> Result<Vec<Placed>, ()> + Send + 'c>;
 
 pub use super::deps::dfs_order;
 
@@ -310,42 +330,76 @@ const TASK_STEPS_PER_PAIR: u64 = 100;
 const TASK_RUNS: [(usize, bool, u64); 4] =
     [(1, false, 1), (1, false, 2), (1, true, 1), (2, true, 1)];
 
-/// Orders from the task search (`movement/tasks/`), one per run of [`TASK_RUNS`],
-/// each added to the portfolio `all` as it comes.
-fn task_orders(case: &Case, shown: &mut Incumbent, all: &mut Portfolio) {
-    let Ok(base) = list_schedule(case, Priority::Id) else {
-        return;
+/// The task search (`movement/tasks/`) as jobs, one per run of [`TASK_RUNS`], each
+/// giving its two orders placed under every rule of `rules`.
+fn task_jobs<'c>(
+    case: &'c Case,
+    base: &'c [NodeId],
+    rules: &'c [(SpillOptions, &'static str)],
+    shown: &Incumbent,
+) -> Vec<Job<'c>> {
+    let scaled = shown.watch.scaler();
+    let wants = shown.watch.wants_better();
+    let run = move |(width, chained, seed): (usize, bool, u64)| -> Job<'c> {
+        Box::new(move |link: &Link<Found>| {
+            let Some(mut tasks) = Tasks::new(case, base, width) else {
+                return Ok(Vec::new());
+            };
+            let mut start = tasks.permutation_of(base);
+            if chained {
+                start = tasks.chain(&start);
+            }
+            let evals = TASK_STEPS_PER_PAIR * (tasks.len() * tasks.len()) as u64;
+            let budget = scaled(TASK_WORK.min(evals.saturating_mul(tasks.accesses_per_run())));
+            let mixed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let (perm, _) = tasks.anneal(&start, budget, mixed, &mut || link.stopped());
+            let from = if chained { "chain" } else { "case order" };
+            let placed = [(true, "a step ahead"), (false, "when needed")].map(|(ahead, loads)| {
+                let name = format!(
+                    "task search ({width} side by side, from the {from}, seed {seed}; \
+                     shared ops {loads}) order"
+                );
+                place_all(
+                    case,
+                    rules,
+                    tasks.order(&perm, ahead),
+                    name,
+                    &mut |p, t, r| {
+                        if wants {
+                            link.send((p.clone(), Some(t.clone()), r.to_string()));
+                        }
+                    },
+                )
+            });
+            Ok(placed.into())
+        })
     };
-    let mut width_tasks: Option<Tasks> = None;
-    for (width, chained, seed) in TASK_RUNS {
-        if all.enough(shown) {
-            break;
-        }
-        if width_tasks.as_ref().is_none_or(|t| t.width() != width) {
-            width_tasks = Tasks::new(case, &base, width);
-        }
-        let Some(tasks) = width_tasks.as_mut() else {
-            continue;
-        };
-        let mut start = tasks.permutation_of(&base);
-        if chained {
-            start = tasks.chain(&start);
-        }
-        let evals = TASK_STEPS_PER_PAIR * (tasks.len() * tasks.len()) as u64;
-        let budget = TASK_WORK.min(evals.saturating_mul(tasks.accesses_per_run()));
-        let budget = shown.watch.scaled(budget);
-        let mixed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let (perm, _) = tasks.anneal(&start, budget, mixed, &mut || shown.stopped());
-        let from = if chained { "chain" } else { "case order" };
-        for (ahead, loads) in [(true, "a step ahead"), (false, "when needed")] {
-            let order = tasks.order(&perm, ahead);
-            let name = format!(
-                "task search ({width} side by side, from the {from}, seed {seed}; \
-                 shared ops {loads}) order"
-            );
-            all.add(case, order, name, shown);
-        }
-    }
+    TASK_RUNS.into_iter().map(run).collect()
+}
+
+/// The capacity-aware list schedules (`movement/cache.rs`) as jobs, each placed
+/// under every rule of `rules`; `Err` when the schedule fails (a deeper
+/// look-ahead would only cost more, so the portfolio takes none after it).
+fn capacity_jobs<'c>(
+    case: &'c Case,
+    rules: &'c [(SpillOptions, &'static str)],
+    wants: bool,
+) -> Vec<Job<'c>> {
+    PRIORITIES
+        .iter()
+        .filter(|(p, _)| matches!(p, Priority::Capacity(_)))
+        .map(|&(p, name)| -> Job<'c> {
+            Box::new(move |link: &Link<Found>| {
+                let order = list_schedule(case, p).map_err(|_| ())?;
+                let name = format!("{name} order");
+                Ok(vec![place_all(case, rules, order, name, &mut |p, t, r| {
+                    if wants {
+                        link.send((p.clone(), Some(t.clone()), r.to_string()));
+                    }
+                })])
+            })
+        })
+        .collect()
 }
 
 /// Nodes the allocator may place in the order search of each case (a few seconds),
@@ -370,8 +424,8 @@ fn respill_work(nodes: usize) -> u64 {
 }
 
 /// The least-movement plans of the portfolio (one per order and movement) improved
-/// by block moves judged by the allocator itself (`movement/respill.rs`), then the
-/// best of them improved again.
+/// by block moves judged by the allocator itself (`movement/respill.rs`), the
+/// starts side by side on the watch's threads, then the best of them improved again.
 fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
     let Portfolio {
         orders,
@@ -389,24 +443,44 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
     }
     let work = shown.watch.scaled(respill_work(case.nodes.len()));
     let each = work / (RESPILL_STARTS as u64 + 1);
+    let wants = shown.watch.wants_better();
+    let (orders, rules) = (&*orders, &*rules);
+    // one search from `schedule` of order `k` under rule `r`
+    let search = |schedule: Vec<NodeId>, k: usize, r: usize, seed: u64, how: &str| {
+        let recipe = format!("{}, {}, {how}", orders[k].1, rules[r].1);
+        let opts = rules[r].0;
+        move |link: &Link<Found>| {
+            let searching = format!("{recipe} (searching)");
+            let plan = respill::improve(case, &schedule, opts, each, seed, &mut |better| {
+                if let (Some(plan), true) = (better, wants) {
+                    link.send((plan.clone(), None, searching.clone()));
+                }
+                link.stopped()
+            });
+            plan.map(|plan| {
+                let timing = simulate(case, &plan);
+                (plan, timing, recipe)
+            })
+        }
+    };
+    let jobs: Vec<_> = (1u64..)
+        .zip(&starts)
+        .map(|(seed, &(_, k, r))| {
+            search(
+                orders[k].0.clone(),
+                k,
+                r,
+                seed,
+                "searched against the allocator",
+            )
+        })
+        .collect();
+    let threads = shown.watch.threads();
+    let results = pool::run(threads, jobs, shown);
     // (movement, order, rule, schedule) of the best start after its search
     let mut best: Option<(u64, usize, usize, Vec<NodeId>)> = None;
-    let mut search = |schedule: &[NodeId], k: usize, r: usize, seed: u64, how: &str| {
-        let recipe = format!("{}, {}, {how}", orders[k].1, rules[r].1);
-        let searching = format!("{recipe} (searching)");
-        let plan = respill::improve(case, schedule, rules[r].0, each, seed, &mut |better| {
-            if let Some(plan) = better {
-                shown.placed(plan, None, &searching);
-            }
-            shown.stopped()
-        });
-        plan.map(|plan| {
-            let timing = simulate(case, &plan);
-            (plan, timing, recipe)
-        })
-    };
-    for (seed, &(moved, k, r)) in (1u64..).zip(&starts) {
-        let plan = search(&orders[k].0, k, r, seed, "searched against the allocator");
+    for (&(moved, k, r), plan) in starts.iter().zip(results) {
+        let plan = plan.flatten();
         let (moved, schedule) = plan.as_ref().map_or((moved, &orders[k].0), |p| {
             (p.0.extra_movement(), &p.0.schedule)
         });
@@ -417,13 +491,13 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
     }
     if let Some((_, k, r, schedule)) = best {
         let seed = RESPILL_STARTS as u64 + 1;
-        found.extend(search(
-            &schedule,
-            k,
-            r,
-            seed,
-            "searched twice against the allocator",
-        ));
+        let again = search(schedule, k, r, seed, "searched twice against the allocator");
+        found.extend(
+            pool::run(1, vec![again], shown)
+                .into_iter()
+                .flatten()
+                .flatten(),
+        );
     }
 }
 
@@ -457,23 +531,58 @@ struct Portfolio {
     last_error: Option<Error>,
 }
 
+/// An order placed under every rule of the portfolio: each plan with its timing
+/// and recipe, or why the rule failed.
+struct Placed {
+    order: Vec<NodeId>,
+    name: String,
+    plans: Vec<Result<(NpuPlan, Timing, String), Error>>,
+}
+
+/// Places `order` under every rule of `rules`, handing each plan to `show` as it
+/// is made.
+fn place_all(
+    case: &Case,
+    rules: &[(SpillOptions, &'static str)],
+    order: Vec<NodeId>,
+    name: String,
+    show: &mut dyn FnMut(&NpuPlan, &Timing, &str),
+) -> Placed {
+    let plans = rules
+        .iter()
+        .map(|(opts, rname)| {
+            let plan = place(case, &order, *opts)?;
+            let timing = simulate(case, &plan);
+            let recipe = format!("{name}, {rname}");
+            show(&plan, &timing, &recipe);
+            Ok((plan, timing, recipe))
+        })
+        .collect();
+    Placed { order, name, plans }
+}
+
 impl Portfolio {
     /// Places `order` under every rule, handing each plan to `shown`.
     fn add(&mut self, case: &Case, order: Vec<NodeId>, name: String, shown: &mut Incumbent) {
+        let placed = place_all(case, &self.rules, order, name, &mut |p, t, r| {
+            shown.placed(p, Some(t), r)
+        });
+        self.record(placed);
+    }
+
+    /// Takes the plans of one placed order, in the order the orders come.
+    fn record(&mut self, placed: Placed) {
         let k = self.orders.len();
-        for (r, (opts, rname)) in self.rules.iter().enumerate() {
-            match place(case, &order, *opts) {
-                Ok(plan) => {
+        for (r, plan) in placed.plans.into_iter().enumerate() {
+            match plan {
+                Ok((plan, timing, recipe)) => {
                     self.seeds.push((plan.extra_movement(), k, r));
-                    let timing = simulate(case, &plan);
-                    let recipe = format!("{name}, {rname}");
-                    shown.placed(&plan, Some(&timing), &recipe);
                     self.found.push((plan, timing, recipe));
                 }
                 Err(e) => self.last_error = Some(e),
             }
         }
-        self.orders.push((order, name));
+        self.orders.push((placed.order, placed.name));
     }
 
     /// True when the caller asked to stop and there is a plan to return.
@@ -531,19 +640,38 @@ fn portfolio(
                 all.add(case, o, format!("{name} order"), shown);
             }
         }
-        for &(p, name) in &PRIORITIES {
+        let blind = PRIORITIES
+            .iter()
+            .filter(|(p, _)| !matches!(p, Priority::Capacity(_)));
+        for &(p, name) in blind {
             if all.enough(shown) {
                 break;
             }
-            match list_schedule(case, p) {
-                Ok(o) => all.add(case, o, format!("{name} order"), shown),
-                // a deeper look-ahead would only cost more
-                Err(_) if matches!(p, Priority::Capacity(_)) => break,
-                Err(_) => {}
+            if let Ok(o) = list_schedule(case, p) {
+                all.add(case, o, format!("{name} order"), shown);
             }
         }
+        // the capacity-aware schedules and the task searches, side by side
+        let base = list_schedule(case, Priority::Id).ok();
+        let rules = all.rules.clone();
+        let mut jobs = capacity_jobs(case, &rules, shown.watch.wants_better());
+        let capacity = jobs.len();
+        if let Some(base) = &base {
+            jobs.extend(task_jobs(case, base, &rules, shown));
+        }
         if !all.enough(shown) {
-            task_orders(case, shown, &mut all);
+            let threads = shown.watch.threads();
+            let mut failed = false;
+            for (i, placed) in pool::run(threads, jobs, shown).into_iter().enumerate() {
+                match placed {
+                    Some(Ok(orders)) if i >= capacity || !failed => {
+                        orders.into_iter().for_each(|p| all.record(p))
+                    }
+                    // a deeper look-ahead fails too, or was not wanted
+                    Some(Err(())) if i < capacity => failed = true,
+                    _ => {}
+                }
+            }
         }
         if !all.enough(shown) {
             searched(case, &mut all, shown);

@@ -15,6 +15,8 @@ pub struct Watch<'a> {
     stopped: bool,
     /// Share of the default work the searches may do (1 by default).
     effort: f64,
+    /// Threads the independent parts of a search may use (1 by default).
+    threads: usize,
 }
 
 impl<'a> Watch<'a> {
@@ -25,6 +27,7 @@ impl<'a> Watch<'a> {
             stop: None,
             stopped: false,
             effort: 1.0,
+            threads: 1,
         }
     }
 
@@ -41,6 +44,7 @@ impl<'a> Watch<'a> {
             stop: Some(stop),
             stopped: false,
             effort: 1.0,
+            threads: 1,
         }
     }
 
@@ -51,6 +55,7 @@ impl<'a> Watch<'a> {
             stop: None,
             stopped: false,
             effort: 1.0,
+            threads: 1,
         }
     }
 
@@ -66,12 +71,33 @@ impl<'a> Watch<'a> {
         self
     }
 
+    /// The same watch with the independent parts of the searches (the Problem 2
+    /// and 3 portfolio's orders, its allocator-judged starts) run on up to
+    /// `threads` threads (`crate::pool`). The plans are the same whatever the
+    /// count; only the order in which better ones are seen may differ.
+    pub fn with_threads(mut self, threads: usize) -> Watch<'a> {
+        self.threads = threads.max(1);
+        self
+    }
+
+    pub(super) fn threads(&self) -> usize {
+        self.threads
+    }
+
     /// `work` units of a search scaled by the effort (unchanged at 1).
     pub(super) fn scaled(&self, work: u64) -> u64 {
-        if self.effort == 1.0 {
-            work
-        } else {
-            ((work as f64 * self.effort) as u64).max(1)
+        self.scaler()(work)
+    }
+
+    /// [`Watch::scaled`] as a function a job on another thread can take along.
+    pub(super) fn scaler(&self) -> impl Fn(u64) -> u64 + Copy + Send + Sync {
+        let effort = self.effort;
+        move |work| {
+            if effort == 1.0 {
+                work
+            } else {
+                ((work as f64 * effort) as u64).max(1)
+            }
         }
     }
 

@@ -5,6 +5,7 @@
 //! table puts each best result beside its lower bound (`memplan::npu::bounds`)
 //! and the ratio, or says that no useful bound is known.
 
+use super::npu::{default_threads, parse_threads};
 use super::npu_check::{load_case, set_levels};
 use super::Token;
 use lexopt::ValueExt;
@@ -39,8 +40,10 @@ const CLAIMED: [(&str, u64, u64, u64, u64); 1] =
 pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut inputs: Vec<PathBuf> = Vec::new();
     let mut levels = default_levels();
+    let mut threads = default_threads();
     while let Some(arg) = Token::next(args)? {
         match arg {
+            Token::Long(l) if l == "threads" => threads = parse_threads(&args.value()?.string()?)?,
             Token::Long(l) if l == "levels" => set_levels(&mut levels, &args.value()?.string()?)?,
             Token::Value(v) => inputs.push(v.into()),
             other => return Err(other.unexpected()),
@@ -81,7 +84,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
                 &case,
                 problem,
                 method,
-                &mut Watch::improvements(&mut better),
+                &mut Watch::improvements(&mut better).with_threads(threads),
             )?;
             let seconds = started.elapsed().as_secs_f64();
             let ok = checked.agrees(problem);
@@ -172,6 +175,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     for row in &first_rows {
         println!("{row}");
     }
+    println!("(times on {threads} thread(s); --threads N to change, the plans stay the same)");
     Ok(if invalid == 0 {
         ExitCode::SUCCESS
     } else {

@@ -58,17 +58,19 @@ usage:
   memplan strategies                list the strategies
   memplan npu CASE --problem 1|2|3 [--method baseline|best] [--out DIR]
                   [--json OUT|-] [--svg OUT] [--levels L1=4096,UB=1024,...]
-                  [--progress] [--budget MS] [--deterministic]
+                  [--progress] [--budget MS] [--deterministic] [--threads N]
                                     solve an NPU case (contest JSON or _Nodes.csv);
                                     --progress prints each better plan as found,
                                     --budget stops at MS ms of wall time with the
                                     best so far (with --deterministic: the default
-                                    work scaled by MS/20000, the same plan anywhere)
+                                    work scaled by MS/20000, the same plan anywhere);
+                                    --threads N runs the independent searches on N
+                                    threads (default: the cores; same plans)
   memplan npu-check CASE DIR --problem 1|2|3 [--levels L1=4096,UB=1024,...]
                                     check NPU contest results DIR/<case>_schedule.txt
                                     (+ _memory.txt, _spill.txt); CASE is .json or
                                     _Nodes.csv (beside _Edges.csv)
-  memplan bench-npu [DIR|CASE...] [--levels L1=4096,...]
+  memplan bench-npu [DIR|CASE...] [--levels L1=4096,...] [--threads N]
                                     every NPU method on every case, checked, beside
                                     the best published numbers (default
                                     ../shared/corpus/npu)

@@ -26,8 +26,10 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     let (mut out, mut json, mut levels) = (None::<PathBuf>, None::<String>, default_levels());
     let mut svg = None::<PathBuf>;
     let (mut progress, mut budget_ms, mut deterministic) = (false, None::<u64>, false);
+    let mut threads = default_threads();
     while let Some(arg) = Token::next(args)? {
         match arg {
+            Token::Long(l) if l == "threads" => threads = parse_threads(&args.value()?.string()?)?,
             Token::Long(l) if l == "progress" => progress = true,
             Token::Long(l) if l == "deterministic" => deterministic = true,
             Token::Long(l) if l == "budget" => {
@@ -76,7 +78,9 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         (Some(ms), true) => ms as f64 / NOMINAL_MS,
         _ => 1.0,
     };
-    let mut watch = Watch::new(&mut better, &mut stop).with_effort(effort);
+    let mut watch = Watch::new(&mut better, &mut stop)
+        .with_effort(effort)
+        .with_threads(threads);
     let Checked {
         solution,
         files,
@@ -184,6 +188,21 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The threads a solve uses unless `--threads` says: the machine's cores.
+pub(crate) fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `--threads N`, at least 1.
+pub(crate) fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "--threads: `{text}` is not a number of threads (1 or more)"
+        )),
+    }
 }
 
 /// The bounds beside the result, as `--json` writes them: `{"p1_peak": n|null,

@@ -11,7 +11,7 @@
 
 use super::super::case::{Case, NodeId};
 use super::super::residency::reorder::{pick_move, OpOrder};
-use super::spill::{place, NpuPlan, SpillOptions};
+use super::spill::{place, place_within, NpuPlan, SpillOptions};
 use crate::rng::Rng;
 
 /// `start` (a topological order of all nodes) improved by block moves of its ops
@@ -49,8 +49,8 @@ pub fn improve(
         }
         let order = search.order();
         work += order.len() as u64;
-        match place(case, &order, opts) {
-            Ok(next) if next.extra_movement() <= plan.extra_movement() => {
+        match place_within(case, &order, opts, plan.extra_movement()) {
+            Ok(Some(next)) => {
                 if next.extra_movement() < best.as_ref().map_or(first, |b| b.extra_movement()) {
                     watch(Some(&next));
                     best = Some(next.clone());

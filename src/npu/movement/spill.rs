@@ -109,15 +109,32 @@ struct Allocator<'a> {
     /// position.
     cursor: Vec<u32>,
     plan: NpuPlan,
+    /// The data the spills so far move.
+    moved: u64,
 }
 
 /// Places every buffer of `case` along `order` (original node ids, topological).
 pub fn place(case: &Case, order: &[NodeId], opts: SpillOptions) -> Result<NpuPlan, Error> {
+    Ok(place_within(case, order, opts, u64::MAX)?.expect("no limit to pass"))
+}
+
+/// [`place`], given up (`None`) as soon as the spills so far move more than
+/// `limit`: a spill's cost is fixed when it leaves, so the movement only grows
+/// along the order and the whole plan would move more too.
+pub fn place_within(
+    case: &Case,
+    order: &[NodeId],
+    opts: SpillOptions,
+    limit: u64,
+) -> Result<Option<NpuPlan>, Error> {
     let mut a = Allocator::new(case, order, opts);
     for (i, &n) in order.iter().enumerate() {
         a.step(i as u32, n)?;
+        if a.moved > limit {
+            return Ok(None);
+        }
     }
-    Ok(a.plan)
+    Ok(Some(a.plan))
 }
 
 impl<'a> Allocator<'a> {
@@ -170,6 +187,7 @@ impl<'a> Allocator<'a> {
                 spills: Vec::new(),
                 residencies: Vec::new(),
             },
+            moved: 0,
         }
     }
 
@@ -388,6 +406,7 @@ impl<'a> Allocator<'a> {
         };
         let k = self.plan.spills.len();
         let out_pos = self.pos();
+        self.moved += self.spill_cost(v);
         self.plan.residencies[r].end = out_pos;
         self.plan.spills.push(Spill {
             buffer: v,

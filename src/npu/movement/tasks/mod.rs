@@ -167,11 +167,6 @@ impl<'a> Tasks<'a> {
         })
     }
 
-    /// Tasks run side by side.
-    pub fn width(&self) -> usize {
-        self.width
-    }
-
     pub fn len(&self) -> usize {
         self.accesses.len()
     }
