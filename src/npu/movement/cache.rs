@@ -31,7 +31,13 @@ impl Cache {
     }
 
     /// Data a schedule would move to make every buffer of `bufs` resident now.
-    pub fn cost_to_load(&self, case: &Case, bufs: &[BufferId]) -> u64 {
+    /// `is_one(b)` says whether `b` is in `bufs`.
+    pub fn cost_to_load(
+        &self,
+        case: &Case,
+        bufs: &[BufferId],
+        is_one: impl Fn(BufferId) -> bool,
+    ) -> u64 {
         let mut cost = 0;
         let mut levels: Vec<LevelId> = bufs.iter().map(|&b| case.buffer(b).level).collect();
         levels.sort_unstable();
@@ -48,11 +54,7 @@ impl Cache {
                 continue;
             }
             let mut lru = self.lru.borrow_mut();
-            for &v in self
-                .order(&mut lru, level)
-                .iter()
-                .filter(|v| !bufs.contains(v))
-            {
+            for &v in self.order(&mut lru, level).iter().filter(|&&v| !is_one(v)) {
                 if need <= free {
                     break;
                 }

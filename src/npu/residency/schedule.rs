@@ -58,6 +58,17 @@ struct State<'a> {
     single: Vec<bool>,
     order: Vec<NodeId>,
     cache: Cache,
+    /// Scratch of [`State::load_cost`].
+    marks: std::cell::RefCell<Marks>,
+}
+
+/// Which nodes and buffers one look-ahead has met: those stamped with its number.
+struct Marks {
+    node: Vec<u32>,
+    buffer: Vec<u32>,
+    stamp: u32,
+    bufs: Vec<BufferId>,
+    frontier: Vec<NodeId>,
 }
 
 /// How the list scheduler ranks available ops.
@@ -175,6 +186,13 @@ impl<'a> State<'a> {
             single: single_levels(case),
             order: Vec::with_capacity(case.nodes.len()),
             cache: Cache::new(case),
+            marks: std::cell::RefCell::new(Marks {
+                node: vec![0; case.nodes.len()],
+                buffer: vec![0; case.buffers.len()],
+                stamp: 0,
+                bufs: Vec::new(),
+                frontier: Vec::new(),
+            }),
         }
     }
 
@@ -312,36 +330,64 @@ impl<'a> State<'a> {
         let Node::Op(o) = self.case.node(op) else {
             return 0;
         };
-        let mut bufs = o.bufs.clone();
-        let mut seen = vec![op];
-        let mut frontier = vec![op];
-        while let Some(a) = frontier.pop() {
+        let mut marks = self.marks.borrow_mut();
+        let Marks {
+            node,
+            buffer,
+            stamp,
+            bufs,
+            frontier,
+        } = &mut *marks;
+        *stamp = stamp.wrapping_add(1);
+        if *stamp == 0 {
+            node.fill(0);
+            buffer.fill(0);
+            *stamp = 1;
+        }
+        let stamp = *stamp;
+        // the op's own buffers as they are listed (a repeat counts twice), then
+        // each partner's new ones
+        bufs.clear();
+        bufs.extend_from_slice(&o.bufs);
+        o.bufs.iter().for_each(|b| buffer[b.index()] = stamp);
+        node[op.index()] = stamp;
+        let mut seen = 1usize;
+        frontier.clear();
+        frontier.push(op);
+        // once `lookahead` ops are seen nothing more is added: stop there
+        'walk: while let Some(a) = frontier.pop() {
             for &s in self.deps.succ(a) {
                 if !self.case.is_op(s) {
                     continue;
                 }
                 for &q in self.deps.pred(s).iter().chain(std::iter::once(&s)) {
+                    if seen >= lookahead {
+                        break 'walk;
+                    }
                     let Node::Op(partner) = self.case.node(q) else {
                         continue;
                     };
-                    if self.is_done(q) || seen.contains(&q) || seen.len() >= lookahead {
+                    if self.is_done(q) || node[q.index()] == stamp {
                         continue;
                     }
-                    seen.push(q);
+                    node[q.index()] = stamp;
+                    seen += 1;
                     self.work.set(self.work.get() + 1);
                     if self.work.get() > WORK_LIMIT {
                         return u64::MAX;
                     }
                     frontier.push(q);
                     for &b in &partner.bufs {
-                        if !bufs.contains(&b) {
+                        if buffer[b.index()] != stamp {
+                            buffer[b.index()] = stamp;
                             bufs.push(b);
                         }
                     }
                 }
             }
         }
-        self.cache.cost_to_load(self.case, &bufs)
+        self.cache
+            .cost_to_load(self.case, bufs, |b| buffer[b.index()] == stamp)
     }
 
     /// Counted bytes `op` allocates minus those it frees.
