@@ -195,24 +195,35 @@ fn residency_orders(
     case: &Case,
     found: &mut dyn FnMut(&[NodeId], &str),
 ) -> Vec<(Vec<NodeId>, String)> {
-    let blind = || {
-        PRIORITIES
-            .iter()
-            .filter(|(p, _)| !matches!(p, Priority::Capacity(_)))
+    let mut out = blind_orders(case, false, found);
+    out.extend(blind_orders(case, true, found));
+    out
+}
+
+/// The capacity-blind list schedules of `case`, or of its reversal read backwards
+/// (`reversed`), each handed to `found` as it comes.
+fn blind_orders(
+    case: &Case,
+    reversed: bool,
+    found: &mut dyn FnMut(&[NodeId], &str),
+) -> Vec<(Vec<NodeId>, String)> {
+    let flipped;
+    let (graph, how) = if reversed {
+        flipped = case.reversed();
+        (&flipped, "reversed list schedule")
+    } else {
+        (case, "list schedule")
     };
     let mut out: Vec<(Vec<NodeId>, String)> = Vec::new();
-    for &(p, name) in blind() {
-        if let Ok(o) = list_schedule(case, p) {
-            out.push((o, format!("list schedule, {name} priority")));
-            let (o, recipe) = out.last().expect("just pushed");
-            found(o, recipe);
-        }
-    }
-    let reversed = case.reversed();
-    for &(p, name) in blind() {
-        if let Ok(mut o) = list_schedule(&reversed, p) {
-            o.reverse();
-            out.push((o, format!("reversed list schedule, {name} priority")));
+    let blind = PRIORITIES
+        .iter()
+        .filter(|(p, _)| !matches!(p, Priority::Capacity(_)));
+    for &(p, name) in blind {
+        if let Ok(mut o) = list_schedule(graph, p) {
+            if reversed {
+                o.reverse();
+            }
+            out.push((o, format!("{how}, {name} priority")));
             let (o, recipe) = out.last().expect("just pushed");
             found(o, recipe);
         }
@@ -635,8 +646,9 @@ fn portfolio(
     };
     all.add(case, dfs_order(case), "dfs order".to_string(), shown);
     if method == Method::Best {
-        for (o, name) in residency_orders(case, &mut |_, _| {}) {
-            if name.starts_with("reversed") && !all.enough(shown) {
+        // the forward ones come next, with the capacity-aware ones
+        for (o, name) in blind_orders(case, true, &mut |_, _| {}) {
+            if !all.enough(shown) {
                 all.add(case, o, format!("{name} order"), shown);
             }
         }
