@@ -441,3 +441,26 @@ fn npu_progress_and_budgets() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("valid (independent checker)"), "{out}");
 }
+
+/// `memplan npu-matmul` writes a tiled matmul case that `memplan npu` solves, and
+/// says what is wrong with a bad size.
+#[test]
+fn npu_matmul_writes_a_case_npu_solves() {
+    let path = temp("tiled_3x4x5.json", "");
+    let out = path.to_str().unwrap();
+    let (code, _, err) = common::memplan(&["npu-matmul", "3x4x5", "--out", out]);
+    assert_eq!(code, 0, "{err}");
+    let (code, text, err) = common::memplan(&["npu", out, "--problem", "2"]);
+    assert_eq!(code, 0, "{err}");
+    // 60 products of 3 ops, 12 + 20 COPY_INs, 15 COPY_OUTs: 227 ops; 167 buffers twice
+    assert!(text.contains("(561 nodes, 167 buffers)"), "{text}");
+    assert!(text.contains("valid (independent checker)"), "{text}");
+    let (code, json, err) = common::memplan(&["npu-matmul", "1x1x1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(json.starts_with(r#"{"Nodes":["#), "{json}");
+    for bad in ["3x4", "0x2x2", "ax2x2", "1000x1000x2"] {
+        let (code, _, err) = common::memplan(&["npu-matmul", bad]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("npu-matmul") || err.contains("tiled matmul"), "{err}");
+    }
+}

@@ -12,6 +12,7 @@ use memplan::npu::checked::solve_checked;
 use memplan::npu::contest::ContestFiles;
 use memplan::npu::problem::Problem;
 use memplan::npu::solve::{Method, Solution};
+use memplan::npu::tiled::tiled_matmul;
 use memplan_formats::npu::read_json;
 
 /// Per public case: the best known Problem 1 peak, Problem 2 movement and Problem 3
@@ -249,48 +250,10 @@ impl Builder {
     }
 }
 
-/// A tiled matmul `C (m x n tiles) = A (m x k) * B (k x n)` shaped like the corpus's:
-/// A and B tiles (128) copied into L1 once, each product moved into L0A and L0B,
-/// the k products of a C tile (256 in L0C) chained, then copied out.
-fn tiled_matmul(m: usize, k: usize, n: usize) -> Case {
-    let mut c = Builder::new();
-    let mut tiles = [
-        std::collections::HashMap::new(),
-        std::collections::HashMap::new(),
-    ];
-    for i in 0..m {
-        for j in 0..n {
-            let acc = c.alloc(256, "L0C");
-            let mut after: Vec<u64> = Vec::new();
-            for kk in 0..k {
-                let mut moved = Vec::new();
-                for (side, key, level) in [(0, (i, kk), "L0A"), (1, (j, kk), "L0B")] {
-                    let (tile, load) = match tiles[side].get(&key) {
-                        Some(&t) => t,
-                        None => {
-                            let t = c.alloc(128, "L1");
-                            let load = c.op("COPY_IN", "MTE2", 325, &[t], &[]);
-                            tiles[side].insert(key, (t, load));
-                            (t, load)
-                        }
-                    };
-                    let l0 = c.alloc(128, level);
-                    moved.push((l0, c.op("MOVE", "MTE1", 31, &[l0, tile], &[load])));
-                }
-                after.extend(moved.iter().map(|m| m.1));
-                let bufs = [acc, moved[1].0, moved[0].0];
-                after = vec![c.op("MATMUL", "CUBE", 128, &bufs, &after)];
-            }
-            c.op("COPY_OUT", "FIXP", 263, &[acc], &after);
-        }
-    }
-    c.finish("tiled matmul", default_levels())
-}
-
 #[test]
 fn bounds_stay_under_the_results_on_tiled_matmuls() {
     for (m, k, n) in [(2, 3, 2), (3, 2, 4), (4, 4, 4), (6, 5, 3)] {
-        let case = tiled_matmul(m, k, n);
+        let case = tiled_matmul(m, k, n).unwrap();
         let p1 = valid(&case, Problem::Residency, Method::Baseline);
         let p1b = valid(&case, Problem::Residency, Method::Best);
         let p2 = valid(&case, Problem::Movement, Method::Baseline);

@@ -5,9 +5,12 @@ mod common;
 
 use memplan::check::npu::check_npu;
 use memplan::npu::case::default_levels;
+use memplan::npu::checked::solve_checked_watched;
 use memplan::npu::export::contest_files;
 use memplan::npu::problem::Problem;
-use memplan::npu::solve::{solve, solve_placed, Method};
+use memplan::npu::solve::{solve, solve_placed, Method, Solution};
+use memplan::npu::tiled::tiled_matmul;
+use memplan::npu::watch::Watch;
 use memplan_formats::npu::read_json;
 
 fn case(name: &str) -> Option<memplan::npu::Case> {
@@ -301,111 +304,6 @@ fn bench_npu_prints_a_checked_row_beside_the_published_numbers() {
     assert!(!out.contains("INVALID"), "{out}");
 }
 
-/// Writes a contest JSON case node by node: every buffer's ALLOC leads to its first
-/// user, and its FREE, written last, follows all of its users.
-#[derive(Default)]
-struct CaseBuilder {
-    nodes: Vec<String>,
-    edges: Vec<(usize, usize)>,
-    /// (size, level, ALLOC node, users) per buffer
-    buffers: Vec<(u64, &'static str, usize, Vec<usize>)>,
-}
-
-impl CaseBuilder {
-    fn alloc(&mut self, size: u64, level: &'static str) -> usize {
-        let (b, id) = (self.buffers.len(), self.nodes.len());
-        self.nodes.push(format!(
-            r#"{{"Id": {id}, "Op": "ALLOC", "BufId": {b}, "Size": {size}, "Type": "{level}"}}"#
-        ));
-        self.buffers.push((size, level, id, Vec::new()));
-        b
-    }
-
-    /// An op on `bufs` that runs after the nodes `after`.
-    fn op(
-        &mut self,
-        name: &str,
-        pipe: &str,
-        cycles: u32,
-        bufs: &[usize],
-        after: &[usize],
-    ) -> usize {
-        let id = self.nodes.len();
-        let list: Vec<String> = bufs.iter().map(|b| b.to_string()).collect();
-        self.nodes.push(format!(
-            r#"{{"Id": {id}, "Op": "{name}", "Pipe": "{pipe}", "Cycles": {cycles}, "Bufs": [{}]}}"#,
-            list.join(", ")
-        ));
-        for &b in bufs {
-            if self.buffers[b].3.is_empty() {
-                self.edges.push((self.buffers[b].2, id));
-            }
-            self.buffers[b].3.push(id);
-        }
-        self.edges.extend(after.iter().map(|&a| (a, id)));
-        id
-    }
-
-    fn finish(mut self, name: &str) -> memplan::npu::Case {
-        for (b, (size, level, _, users)) in
-            std::mem::take(&mut self.buffers).into_iter().enumerate()
-        {
-            let id = self.nodes.len();
-            self.nodes.push(format!(
-                r#"{{"Id": {id}, "Op": "FREE", "BufId": {b}, "Size": {size}, "Type": "{level}"}}"#
-            ));
-            self.edges.extend(users.iter().map(|&u| (u, id)));
-        }
-        let edges: Vec<String> = self
-            .edges
-            .iter()
-            .map(|(a, b)| format!("[{a}, {b}]"))
-            .collect();
-        let json = format!(
-            r#"{{"Nodes": [{}], "Edges": [{}]}}"#,
-            self.nodes.join(", "),
-            edges.join(", ")
-        );
-        read_json(json.as_bytes(), name, default_levels()).unwrap()
-    }
-}
-
-/// A tiled matmul `C (m x n tiles) = A (m x k) * B (k x n)` in the contest's
-/// shape, like the Matmul cases but of any size: A and B tiles of 128 copied into
-/// L1 on first use, each product moved into L0A and L0B, the k products of one C
-/// tile accumulated in L0C (256) in a fixed chain, then copied out.
-fn tiled_matmul(m: usize, k: usize, n: usize) -> memplan::npu::Case {
-    let mut case = CaseBuilder::default();
-    // (row or column, k) -> (L1 buffer, its COPY_IN), for A and for B
-    let mut tiles = [
-        std::collections::HashMap::new(),
-        std::collections::HashMap::new(),
-    ];
-    for i in 0..m {
-        for j in 0..n {
-            let c = case.alloc(256, "L0C");
-            let mut after: Vec<usize> = Vec::new();
-            let mut moves = Vec::new();
-            for kk in 0..k {
-                moves.clear();
-                for (side, key, level) in [(0, (i, kk), "L0A"), (1, (j, kk), "L0B")] {
-                    let (tile, load) = *tiles[side].entry(key).or_insert_with(|| {
-                        let t = case.alloc(128, "L1");
-                        (t, case.op("COPY_IN", "MTE2", 325, &[t], &[]))
-                    });
-                    let l0 = case.alloc(128, level);
-                    moves.push((l0, case.op("MOVE", "MTE1", 31, &[l0, tile], &[load])));
-                }
-                after.extend(moves.iter().map(|m| m.1));
-                let bufs = [c, moves[1].0, moves[0].0];
-                after = vec![case.op("MATMUL", "CUBE", 128, &bufs, &after)];
-            }
-            case.op("COPY_OUT", "FIXP", 263, &[c], &after);
-        }
-    }
-    case.finish("tiled matmul")
-}
-
 /// Matmuls of other shapes than the corpus's: the best method runs two C tiles
 /// side by side, so each step of the pair loads one tile of the operand they
 /// share, and it moves no more than sweeping the pairs across the other operand
@@ -414,7 +312,7 @@ fn tiled_matmul(m: usize, k: usize, n: usize) -> memplan::npu::Case {
 fn tiled_matmuls_of_other_shapes_run_tiles_in_pairs() {
     // 2k < 32 tiles of L1: the shared operand of a pair of sweeps stays resident
     for (m, k, n) in [(6, 12, 10), (9, 14, 5)] {
-        let c = tiled_matmul(m, k, n);
+        let c = tiled_matmul(m, k, n).unwrap();
         let best = solved(&c, Method::Best).extra_movement();
         let base = solved(&c, Method::Baseline).extra_movement();
         let (m, k, n) = (m as u64, k as u64, n as u64);
@@ -427,4 +325,36 @@ fn tiled_matmuls_of_other_shapes_run_tiles_in_pairs() {
         );
         assert!(best <= 128 * sweep, "{m}x{k}x{n}: best {best}");
     }
+}
+
+/// Movement of Problem 2's best plan for the 20x20x20-tile matmul with the code of
+/// session 9 before its threads (the bar the issue set: no more than that code).
+const TILED_20_BEFORE: u64 = 656_640;
+
+/// At scale: the 59,600-node tiled matmul of 20x20x20 tiles solves Problem 2 (on
+/// two threads, as the CLI would on this machine) with a plan the checker accepts,
+/// moving no more than the code before the threads did nor than the baseline.
+/// How long it takes is `memplan bench-npu`'s business (README: Scale).
+#[test]
+fn a_59600_node_tiled_matmul_moves_no_more_than_before() {
+    let case = tiled_matmul(20, 20, 20).unwrap();
+    assert_eq!(case.nodes.len(), 59_600);
+    let mut shown = Vec::new();
+    let mut better = |s: &Solution| shown.push(s.extra_movement());
+    let mut watch = Watch::improvements(&mut better).with_threads(2);
+    let checked =
+        solve_checked_watched(&case, Problem::Movement, Method::Best, &mut watch).unwrap();
+    assert!(
+        checked.agrees(Problem::Movement),
+        "{:?}",
+        checked.report.violations
+    );
+    let best = checked.solution.extra_movement();
+    let first = shown[0];
+    eprintln!(
+        "20x20x20: best {best}, first plan {first}, {} shown",
+        shown.len()
+    );
+    assert!(best <= TILED_20_BEFORE, "20x20x20: best {best}");
+    assert!(best < first, "the search improved on the first plan");
 }

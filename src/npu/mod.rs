@@ -22,6 +22,7 @@ pub mod problem;
 pub mod residency;
 pub mod solution;
 pub mod solve;
+pub mod tiled;
 pub mod watch;
 
 pub use case::{Case, Level, Node, NpuBuffer, OpNode, Pipe};

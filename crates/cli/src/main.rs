@@ -70,6 +70,10 @@ usage:
                                     check NPU contest results DIR/<case>_schedule.txt
                                     (+ _memory.txt, _spill.txt); CASE is .json or
                                     _Nodes.csv (beside _Edges.csv)
+  memplan npu-matmul MxKxN [--out FILE]
+                                    a tiled matmul NPU case of M x K by K x N tiles,
+                                    of the public Matmul cases' kind, as contest JSON
+                                    (20x20x20: 59,600 nodes)
   memplan bench-npu [DIR|CASE...] [--levels L1=4096,...] [--threads N]
                                     every NPU method on every case, checked, beside
                                     the best published numbers (default
@@ -141,6 +145,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             "bench-import" => bench_import::run(&mut args),
             "npu" => npu::run(&mut args),
             "npu-check" => npu_check::run(&mut args),
+            "npu-matmul" => npu::matmul(&mut args),
             "onnx-ops" => {
                 let ops = formats::onnx_ops();
                 let mut domains: Vec<&str> = ops.iter().map(|o| o.0).collect();

@@ -190,6 +190,35 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     })
 }
 
+/// `memplan npu-matmul MxKxN [--out FILE]`: a tiled matmul case of that many tiles
+/// (`memplan::npu::tiled`) as contest JSON, to FILE or standard output.
+pub fn matmul(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let (mut shape, mut out) = (None::<String>, None::<PathBuf>);
+    while let Some(arg) = Token::next(args)? {
+        match arg {
+            Token::Long(l) if l == "out" => out = Some(args.value()?.into()),
+            Token::Value(v) if shape.is_none() => shape = Some(v.string()?),
+            other => return Err(other.unexpected()),
+        }
+    }
+    let shape = shape.ok_or("npu-matmul: missing MxKxN (tiles, e.g. 20x20x20)")?;
+    let dims: Vec<usize> = shape
+        .split('x')
+        .map(|d| d.trim().parse::<usize>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("npu-matmul: `{shape}` is not MxKxN (e.g. 20x20x20)"))?;
+    let [m, k, n] = <[usize; 3]>::try_from(dims)
+        .map_err(|_| format!("npu-matmul: `{shape}` is not MxKxN (e.g. 20x20x20)"))?;
+    let case = memplan::npu::tiled::tiled_matmul(m, k, n)?;
+    let text = memplan_formats::npu::write_json(&case);
+    match out {
+        Some(path) => std::fs::write(&path, text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The threads a solve uses unless `--threads` says: the machine's cores.
 pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
