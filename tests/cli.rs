@@ -461,6 +461,9 @@ fn npu_matmul_writes_a_case_npu_solves() {
     for bad in ["3x4", "0x2x2", "ax2x2", "1000x1000x2"] {
         let (code, _, err) = common::memplan(&["npu-matmul", bad]);
         assert_eq!(code, 2, "{bad}: {err}");
-        assert!(err.contains("npu-matmul") || err.contains("tiled matmul"), "{err}");
+        assert!(
+            err.contains("npu-matmul") || err.contains("tiled matmul"),
+            "{err}"
+        );
     }
 }

@@ -388,26 +388,36 @@ fn task_jobs<'c>(
     TASK_RUNS.into_iter().map(run).collect()
 }
 
-/// The capacity-aware list schedules (`movement/cache.rs`) as jobs, each placed
-/// under every rule of `rules`; `Err` when the schedule fails (a deeper
-/// look-ahead would only cost more, so the portfolio takes none after it).
-fn capacity_jobs<'c>(
+/// The list schedules of [`PRIORITIES`] as jobs, each placed under every rule of
+/// `rules`: a capacity-blind one that fails gives no order; a capacity-aware one
+/// (`movement/cache.rs`) that fails gives `Err`, and the portfolio takes none after
+/// it (a deeper look-ahead would only cost more).
+fn list_jobs<'c>(
     case: &'c Case,
     rules: &'c [(SpillOptions, &'static str)],
     wants: bool,
 ) -> Vec<Job<'c>> {
     PRIORITIES
         .iter()
-        .filter(|(p, _)| matches!(p, Priority::Capacity(_)))
         .map(|&(p, name)| -> Job<'c> {
             Box::new(move |link: &Link<Found>| {
-                let order = list_schedule(case, p).map_err(|_| ())?;
+                let order = match list_schedule(case, p) {
+                    Ok(order) => order,
+                    Err(_) if matches!(p, Priority::Capacity(_)) => return Err(()),
+                    Err(_) => return Ok(Vec::new()),
+                };
                 let name = format!("{name} order");
-                Ok(vec![place_all(case, rules, order, name, &mut |p, t, r| {
-                    if wants {
-                        link.send((p.clone(), Some(t.clone()), r.to_string()));
-                    }
-                })])
+                Ok(vec![place_all(
+                    case,
+                    rules,
+                    order,
+                    name,
+                    &mut |plan, timing, recipe| {
+                        if wants {
+                            link.send((plan.clone(), Some(timing.clone()), recipe.to_string()));
+                        }
+                    },
+                )])
             })
         })
         .collect()
@@ -652,35 +662,35 @@ fn portfolio(
                 all.add(case, o, format!("{name} order"), shown);
             }
         }
-        let blind = PRIORITIES
-            .iter()
-            .filter(|(p, _)| !matches!(p, Priority::Capacity(_)));
-        for &(p, name) in blind {
-            if all.enough(shown) {
-                break;
-            }
-            if let Ok(o) = list_schedule(case, p) {
-                all.add(case, o, format!("{name} order"), shown);
-            }
-        }
-        // the capacity-aware schedules and the task searches, side by side
+        // the forward list schedules and the task searches, side by side
         let base = list_schedule(case, Priority::Id).ok();
         let rules = all.rules.clone();
-        let mut jobs = capacity_jobs(case, &rules, shown.watch.wants_better());
-        let capacity = jobs.len();
+        let mut jobs = list_jobs(case, &rules, shown.watch.wants_better());
+        let lists = jobs.len();
         if let Some(base) = &base {
             jobs.extend(task_jobs(case, base, &rules, shown));
         }
         if !all.enough(shown) {
             let threads = shown.watch.threads();
+            // on several threads the widest task search, the longest job on most
+            // cases (and the one that finds Matmul_Case1's plan), starts first; the
+            // plans are taken in the same order either way
+            let longest_first = threads > 1 && jobs.len() > lists;
+            if longest_first {
+                jobs.rotate_right(1);
+            }
+            let mut results = pool::run(threads, jobs, shown);
+            if longest_first {
+                results.rotate_left(1);
+            }
             let mut failed = false;
-            for (i, placed) in pool::run(threads, jobs, shown).into_iter().enumerate() {
+            for (i, placed) in results.into_iter().enumerate() {
                 match placed {
-                    Some(Ok(orders)) if i >= capacity || !failed => {
+                    Some(Ok(orders)) if i >= lists || !failed => {
                         orders.into_iter().for_each(|p| all.record(p))
                     }
                     // a deeper look-ahead fails too, or was not wanted
-                    Some(Err(())) if i < capacity => failed = true,
+                    Some(Err(())) => failed = true,
                     _ => {}
                 }
             }
