@@ -20,6 +20,66 @@ pub(super) struct Live {
     pub(super) bounded: Vec<Vec<BufferId>>,
     pub(super) seen: Vec<u32>,
     pub(super) epoch: u32,
+    /// The counted profile's largest value and its count per block of positions.
+    blocks: Blocks,
+}
+
+/// Positions per block of [`Blocks`].
+const BLOCK: usize = 64;
+
+/// Per block of [`BLOCK`] positions of the counted profile: its largest value and
+/// how many positions hold it, brought up to date when asked after a change. A
+/// move changes the profile inside its span only, so the peak and the steps at it
+/// cost the span's blocks plus one value per block, not a pass over every step.
+struct Blocks {
+    max: Vec<i64>,
+    count: Vec<u32>,
+    stale: Vec<bool>,
+    /// The stale blocks, each once.
+    to_do: Vec<usize>,
+}
+
+impl Blocks {
+    fn new(n: usize) -> Blocks {
+        let blocks = n.div_ceil(BLOCK);
+        Blocks {
+            max: vec![0; blocks],
+            count: vec![0; blocks],
+            stale: vec![true; blocks],
+            to_do: (0..blocks).collect(),
+        }
+    }
+
+    /// Marks the blocks of positions `[lo, hi)` stale.
+    fn touch(&mut self, lo: usize, hi: usize) {
+        if lo < hi {
+            for k in lo / BLOCK..=(hi - 1) / BLOCK {
+                if !std::mem::replace(&mut self.stale[k], true) {
+                    self.to_do.push(k);
+                }
+            }
+        }
+    }
+
+    fn refresh(&mut self, profile: &[i64]) {
+        for k in self.to_do.drain(..) {
+            let part = &profile[k * BLOCK..((k + 1) * BLOCK).min(profile.len())];
+            let top = part.iter().copied().max().unwrap_or(i64::MIN);
+            self.max[k] = top;
+            self.count[k] = part.iter().filter(|&&v| v == top).count() as u32;
+            self.stale[k] = false;
+        }
+    }
+
+    /// The largest value and how many positions hold it (`None`: no positions).
+    fn top(&self) -> Option<(i64, usize)> {
+        let top = self.max.iter().copied().max()?;
+        let count = (0..self.max.len())
+            .filter(|&k| self.max[k] == top)
+            .map(|k| self.count[k] as usize)
+            .sum();
+        Some((top, count))
+    }
 }
 
 impl Live {
@@ -60,6 +120,7 @@ impl Live {
             bounded,
             seen: vec![0; life.len()],
             epoch: 0,
+            blocks: Blocks::new(n),
         };
         for (b, l) in case.buffer_ids().zip(life) {
             live.set(case, b, l, 0, n);
@@ -81,14 +142,16 @@ impl Live {
         if let Some((p, bytes)) = self.target[buf.level.index()] {
             let w = if bytes { buf.size as i64 } else { 1 };
             let profile = self.profiles[p].as_mut().unwrap();
-            if let Some((s, e)) = self.life[b.index()] {
-                for v in &mut profile[(s as usize).max(lo)..(e as usize + 1).min(hi)] {
-                    *v -= w;
-                }
-            }
-            if let Some((s, e)) = l {
-                for v in &mut profile[(s as usize).max(lo)..(e as usize + 1).min(hi)] {
-                    *v += w;
+            let counted = self.counted == Some(p);
+            for (span, w) in [(self.life[b.index()], -w), (l, w)] {
+                if let Some((s, e)) = span {
+                    let (from, to) = ((s as usize).max(lo), (e as usize + 1).min(hi));
+                    if from < to {
+                        profile[from..to].iter_mut().for_each(|v| *v += w);
+                        if counted {
+                            self.blocks.touch(from, to);
+                        }
+                    }
                 }
             }
         }
@@ -97,7 +160,7 @@ impl Live {
 
     /// `None` when a single-buffer level holds two buffers at once in `[lo, hi)`
     /// (the rest is unchanged).
-    pub(super) fn cost(&self, lo: usize, hi: usize) -> Cost {
+    pub(super) fn cost(&mut self, lo: usize, hi: usize) -> Cost {
         for (l, p) in self.profiles.iter().enumerate() {
             if let Some(p) = p {
                 if Some(l) != self.counted && p[lo..hi].iter().any(|&v| v > 1) {
@@ -108,23 +171,41 @@ impl Live {
         let Some(c) = self.counted else {
             return Some((0, 0));
         };
-        let profile = self.profiles[c].as_ref().unwrap();
-        let peak = profile.iter().copied().max().unwrap_or(0);
-        let steps = profile.iter().filter(|&&v| v == peak).count();
+        self.blocks.refresh(self.profiles[c].as_ref().unwrap());
+        let (peak, steps) = self.blocks.top().unwrap_or((0, 0));
         Some((peak.max(0) as u64, steps as u64))
     }
 
     /// A position at the peak, the `pick`-th modulo their number.
-    pub(super) fn peak_step(&self, pick: usize, cost: Cost) -> Option<u32> {
-        let (peak, _) = cost?;
+    pub(super) fn peak_step(&mut self, pick: usize, cost: Cost) -> Option<u32> {
+        let peak = cost?.0 as i64;
         let profile = self.profiles[self.counted?].as_ref().unwrap();
-        let steps = profile.iter().filter(|&&v| v == peak as i64).count();
-        let k = pick % steps.max(1);
-        profile
-            .iter()
-            .enumerate()
-            .filter(|&(_, &v)| v == peak as i64)
-            .nth(k)
-            .map(|(p, _)| p as u32)
+        self.blocks.refresh(profile);
+        let at = |k: usize| k * BLOCK..((k + 1) * BLOCK).min(profile.len());
+        let found = match self.blocks.top() {
+            // the peak's steps lie in the blocks whose top it is
+            Some((top, steps)) if top == peak => {
+                let mut k = pick % steps;
+                let mut found = None;
+                for b in (0..self.blocks.max.len()).filter(|&b| self.blocks.max[b] == peak) {
+                    let here = self.blocks.count[b] as usize;
+                    if k < here {
+                        found = at(b).filter(|&p| profile[p] == peak).nth(k);
+                        break;
+                    }
+                    k -= here;
+                }
+                found
+            }
+            // the profile's top is not the cost's peak (never while the search
+            // runs, which keeps them together): read the positions one by one
+            _ => {
+                let steps = profile.iter().filter(|&&v| v == peak).count();
+                (0..profile.len())
+                    .filter(|&p| profile[p] == peak)
+                    .nth(pick % steps.max(1))
+            }
+        };
+        found.map(|p| p as u32)
     }
 }
