@@ -143,14 +143,30 @@ impl Live {
             let w = if bytes { buf.size as i64 } else { 1 };
             let profile = self.profiles[p].as_mut().unwrap();
             let counted = self.counted == Some(p);
-            for (span, w) in [(self.life[b.index()], -w), (l, w)] {
-                if let Some((s, e)) = span {
-                    let (from, to) = ((s as usize).max(lo), (e as usize + 1).min(hi));
-                    if from < to {
-                        profile[from..to].iter_mut().for_each(|v| *v += w);
-                        if counted {
-                            self.blocks.touch(from, to);
-                        }
+            // the old lifetime leaves and the new one comes, within `[lo, hi)`;
+            // where they overlap nothing changes, so only the ends are written
+            let clip = |span: Option<(u32, u32)>| {
+                span.map_or((lo, lo), |(s, e)| {
+                    ((s as usize).max(lo), (e as usize + 1).min(hi))
+                })
+            };
+            let (old, new) = (clip(self.life[b.index()]), clip(l));
+            let (c0, c1) = (old.0.max(new.0), old.1.min(new.1));
+            let pieces = if old.0 < old.1 && new.0 < new.1 && c0 < c1 {
+                [
+                    (old.0, c0, -w),
+                    (c1, old.1, -w),
+                    (new.0, c0, w),
+                    (c1, new.1, w),
+                ]
+            } else {
+                [(old.0, old.1, -w), (new.0, new.1, w), (0, 0, 0), (0, 0, 0)]
+            };
+            for (from, to, w) in pieces {
+                if from < to {
+                    profile[from..to].iter_mut().for_each(|v| *v += w);
+                    if counted {
+                        self.blocks.touch(from, to);
                     }
                 }
             }
