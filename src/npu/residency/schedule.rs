@@ -60,6 +60,35 @@ struct State<'a> {
     cache: Cache,
     /// Scratch of [`State::load_cost`].
     marks: std::cell::RefCell<Marks>,
+    /// For the growth priorities: the ready ops by rank, kept up to date.
+    ranked: Option<Ranked>,
+}
+
+/// The ready ops by (rank, id) for [`Priority::Growth`] and
+/// [`Priority::NonGrowingFirst`], re-ranked only where an op's growth may have
+/// changed (the points where its cached growth is dropped) or it became ready, so
+/// a step does not rank every ready op again.
+struct Ranked {
+    set: std::collections::BTreeSet<(i64, NodeId)>,
+    /// The rank each op holds in `set`.
+    key: Vec<Option<i64>>,
+    stale: Vec<bool>,
+    /// The stale ops, each once.
+    to_do: Vec<NodeId>,
+}
+
+impl Ranked {
+    fn touch(&mut self, n: NodeId) {
+        if !std::mem::replace(&mut self.stale[n.index()], true) {
+            self.to_do.push(n);
+        }
+    }
+
+    fn remove(&mut self, n: NodeId) {
+        if let Some(k) = self.key[n.index()].take() {
+            self.set.remove(&(k, n));
+        }
+    }
 }
 
 /// Which nodes and buffers one look-ahead has met: those stamped with its number.
@@ -92,7 +121,24 @@ pub fn min_residency(case: &Case) -> Result<Vec<NodeId>, Error> {
 }
 
 pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<NodeId>, Error> {
+    schedule(case, priority, false)
+}
+
+/// [`list_schedule`]; `rank_all` ranks every ready op at every step, as it did
+/// before the growth priorities kept their ranks (the tests compare the two).
+fn schedule(case: &Case, priority: Priority, rank_all: bool) -> Result<Vec<NodeId>, Error> {
     let mut s = State::new(case);
+    let growth = matches!(priority, Priority::Growth | Priority::NonGrowingFirst);
+    if growth && !rank_all {
+        let mut ranked = Ranked {
+            set: std::collections::BTreeSet::new(),
+            key: vec![None; case.nodes.len()],
+            stale: vec![false; case.nodes.len()],
+            to_do: Vec::new(),
+        };
+        s.ready.iter().for_each(|&o| ranked.touch(o));
+        s.ranked = Some(ranked);
+    }
     while !s.ready.is_empty() {
         s.work.set(s.work.get() + s.ready.len() as u64);
         if matches!(priority, Priority::Capacity(_)) && s.work.get() > WORK_LIMIT {
@@ -104,6 +150,7 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<NodeId>, Err
         }
         let pick = match priority {
             Priority::Id => s.ready.iter().copied().find(|&o| s.l0_ok(o)),
+            _ if growth && !rank_all => s.ranked_pick(priority),
             _ => {
                 let ranked: Vec<(u64, i64, NodeId)> = s
                     .ready
@@ -193,6 +240,7 @@ impl<'a> State<'a> {
                 bufs: Vec::new(),
                 frontier: Vec::new(),
             }),
+            ranked: None,
         }
     }
 
@@ -223,6 +271,32 @@ impl<'a> State<'a> {
                 Node::Alloc(b) => Some(*b),
                 _ => None,
             })
+    }
+
+    /// The first ready op by (rank, id) that [`State::l0_ok`] lets run, the ranks
+    /// of the ops touched since the last pick brought up to date first.
+    fn ranked_pick(&mut self, priority: Priority) -> Option<NodeId> {
+        let mut r = self
+            .ranked
+            .take()
+            .expect("ranked for the growth priorities");
+        for x in std::mem::take(&mut r.to_do) {
+            r.stale[x.index()] = false;
+            if !self.ready.contains(&x) {
+                continue;
+            }
+            r.remove(x);
+            let g = self.growth(x);
+            let key = match priority {
+                Priority::NonGrowingFirst => i64::from(g > 0),
+                _ => g,
+            };
+            r.set.insert((key, x));
+            r.key[x.index()] = Some(key);
+        }
+        let pick = r.set.iter().map(|&(_, o)| o).find(|&o| self.l0_ok(o));
+        self.ranked = Some(r);
+        pick
     }
 
     fn l0_ok(&self, op: NodeId) -> bool {
@@ -445,20 +519,32 @@ impl<'a> State<'a> {
         }
         let alloc = self.case.is_alloc(n);
         self.ready.remove(&n);
+        if let Some(r) = self.ranked.as_mut() {
+            r.remove(n);
+        }
         for k in 0..self.deps.succ(n).len() {
             let s = self.deps.succ(n)[k];
             self.remaining[s.index()] -= 1;
             // growth reads undone ALLOC predecessors and the FREEs an op completes
             self.growth_of[s.index()].set(i64::MIN);
+            if let Some(r) = self.ranked.as_mut() {
+                r.touch(s);
+            }
             if self.case.is_free(s) {
                 for &q in self.deps.pred(s) {
                     self.growth_of[q.index()].set(i64::MIN);
+                    if let Some(r) = self.ranked.as_mut() {
+                        r.touch(q);
+                    }
                 }
             }
             if !alloc {
                 self.waiting[s.index()] -= 1;
                 if self.waiting[s.index()] == 0 && self.case.is_op(s) {
                     self.ready.insert(s);
+                    if let Some(r) = self.ranked.as_mut() {
+                        r.touch(s);
+                    }
                 }
             }
         }
@@ -505,4 +591,26 @@ pub fn residency_peak(case: &Case, order: &[NodeId]) -> u64 {
         }
     }
     peak
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::npu::tiled::tiled_matmul;
+
+    /// The growth priorities keep their ranks from step to step; ranking every
+    /// ready op at every step gives the same schedule, forwards and reversed.
+    #[test]
+    fn kept_ranks_schedule_as_ranking_every_step() {
+        for (m, k, n) in [(2, 3, 2), (3, 4, 5), (6, 5, 3), (8, 8, 8)] {
+            let case = tiled_matmul(m, k, n).unwrap();
+            for case in [case.reversed(), case] {
+                for p in [Priority::Growth, Priority::NonGrowingFirst] {
+                    let kept = schedule(&case, p, false).unwrap();
+                    let every = schedule(&case, p, true).unwrap();
+                    assert_eq!(kept, every, "{m}x{k}x{n} {p:?}");
+                }
+            }
+        }
+    }
 }
