@@ -12,7 +12,7 @@ use memplan::npu::checked::solve_checked;
 use memplan::npu::contest::ContestFiles;
 use memplan::npu::problem::Problem;
 use memplan::npu::solve::{Method, Solution};
-use memplan::npu::tiled::tiled_matmul;
+use memplan::npu::tiled::{tiled_matmul, CaseBuilder};
 use memplan_formats::npu::read_json;
 
 /// Per public case: the best known Problem 1 peak, Problem 2 movement and Problem 3
@@ -168,86 +168,6 @@ fn bounds_stay_under_the_published_result_files() {
         checked, 11,
         "the published README lists 11 valid result files"
     );
-}
-
-/// Builds a case node by node: each buffer's ALLOC leads to its first user (or to
-/// every user, `all_uses`), and its FREE follows every user.
-struct Builder {
-    nodes: Vec<RawNode>,
-    edges: Vec<(u64, u64)>,
-    /// (BufId, size, level, users)
-    buffers: Vec<(u64, u64, String, Vec<u64>)>,
-}
-
-impl Builder {
-    fn new() -> Builder {
-        Builder {
-            nodes: Vec::new(),
-            edges: Vec::new(),
-            buffers: Vec::new(),
-        }
-    }
-
-    fn raw(&mut self, op: &str, pipe: Option<&str>, cycles: u64, bufs: Vec<u64>) -> u64 {
-        let id = self.nodes.len() as u64;
-        self.nodes.push(RawNode {
-            id,
-            op: op.to_string(),
-            buf_id: None,
-            size: None,
-            level: None,
-            pipe: pipe.map(str::to_string),
-            cycles: Some(cycles),
-            bufs,
-        });
-        id
-    }
-
-    fn alloc(&mut self, size: u64, level: &str) -> u64 {
-        let b = self.buffers.len() as u64;
-        let id = self.raw("ALLOC", None, 0, Vec::new());
-        let node = &mut self.nodes[id as usize];
-        (node.buf_id, node.size, node.level) = (Some(b), Some(size), Some(level.to_string()));
-        self.edges.push((id, u64::MAX)); // patched to the first user
-        self.buffers.push((b, size, level.to_string(), Vec::new()));
-        b
-    }
-
-    fn op(&mut self, name: &str, pipe: &str, cycles: u64, bufs: &[u64], after: &[u64]) -> u64 {
-        let id = self.raw(name, Some(pipe), cycles, bufs.to_vec());
-        for &b in bufs {
-            self.buffers[b as usize].3.push(id);
-        }
-        self.edges.extend(after.iter().map(|&a| (a, id)));
-        id
-    }
-
-    fn finish(mut self, name: &str, levels: Vec<Level>) -> Case {
-        let mut alloc_of = std::collections::HashMap::new();
-        for n in &self.nodes {
-            if n.op == "ALLOC" {
-                alloc_of.insert(n.id, n.buf_id.unwrap());
-            }
-        }
-        let edges = std::mem::take(&mut self.edges);
-        for (a, b) in edges {
-            match (b == u64::MAX, alloc_of.get(&a)) {
-                (true, Some(&buf)) => {
-                    if let Some(&first) = self.buffers[buf as usize].3.first() {
-                        self.edges.push((a, first));
-                    }
-                }
-                _ => self.edges.push((a, b)),
-            }
-        }
-        for (b, size, level, users) in std::mem::take(&mut self.buffers) {
-            let id = self.raw("FREE", None, 0, Vec::new());
-            let node = &mut self.nodes[id as usize];
-            (node.buf_id, node.size, node.level) = (Some(b), Some(size), Some(level));
-            self.edges.extend(users.iter().map(|&u| (u, id)));
-        }
-        Case::new(name.to_string(), self.nodes, self.edges, levels).unwrap()
-    }
 }
 
 #[test]
@@ -581,7 +501,7 @@ fn p2_and_p3_bounds_stay_under_the_results_of_random_cases() {
 /// the bound (the cheapest whole-buffer cover) finds exactly it.
 #[test]
 fn the_movement_bound_reaches_the_optimum_of_a_forced_spill() {
-    let mut c = Builder::new();
+    let mut c = CaseBuilder::default();
     let x = c.alloc(150, "L1");
     let y = c.alloc(150, "L1");
     let a = c.op("COPY_IN", "MTE2", 10, &[x], &[]);
@@ -597,7 +517,7 @@ fn the_movement_bound_reaches_the_optimum_of_a_forced_spill() {
             capacity: 1024,
         },
     ];
-    let case = c.finish("forced spill", levels);
+    let case = c.finish("forced spill", levels).unwrap();
     assert_eq!(movement_bound(&case), Some(150));
     let best = valid(&case, Problem::Movement, Method::Best);
     assert_eq!(best.extra_movement(), 150);

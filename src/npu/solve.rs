@@ -172,6 +172,16 @@ impl Caller<Found> for Incumbent<'_, '_, '_> {
     }
 }
 
+/// What a job hands [`place_all`]: each placed plan sent to the watch, when anyone
+/// wants it.
+fn send<'l>(link: &'l Link<Found>, wants: bool) -> impl FnMut(&NpuPlan, &Timing, &str) + 'l {
+    move |plan, timing, recipe| {
+        if wants {
+            link.send((plan.clone(), Some(timing.clone()), recipe.to_string()));
+        }
+    }
+}
+
 /// One part of the portfolio that runs on its own: its orders, each placed.
 type Job<'c> = Box<dyn FnOnce(&Link<Found>) -> Result<Vec<Placed>, ()> + Send + 'c>;
 
@@ -375,11 +385,7 @@ fn task_jobs<'c>(
                     rules,
                     tasks.order(&perm, ahead),
                     name,
-                    &mut |p, t, r| {
-                        if wants {
-                            link.send((p.clone(), Some(t.clone()), r.to_string()));
-                        }
-                    },
+                    &mut send(link, wants),
                 )
             });
             Ok(placed.into())
@@ -412,11 +418,7 @@ fn list_jobs<'c>(
                     rules,
                     order,
                     name,
-                    &mut |plan, timing, recipe| {
-                        if wants {
-                            link.send((plan.clone(), Some(timing.clone()), recipe.to_string()));
-                        }
-                    },
+                    &mut send(link, wants),
                 )])
             })
         })

@@ -8,8 +8,11 @@
 //! Nodes come in the order the loops make them (C tile by C tile, row-major), every
 //! FREE last, after all users of its buffer; each ALLOC leads to its buffer's first
 //! user. 20 x 20 x 20 tiles make 59,600 nodes.
+//!
+//! [`CaseBuilder`], which writes them, builds any case that way, node by node; the
+//! tests build their small hand-made cases with it too.
 
-use super::case::{default_levels, Case, RawNode};
+use super::case::{default_levels, Case, Level, RawNode};
 use crate::error::Error;
 use std::collections::HashMap;
 
@@ -25,7 +28,7 @@ pub fn tiled_matmul(m: usize, k: usize, n: usize) -> Result<Case, Error> {
             "a tiled matmul needs 1 to {MAX_PRODUCTS} products (m x k x n), not {m} x {k} x {n}"
         )));
     }
-    let mut c = Builder::default();
+    let mut c = CaseBuilder::default();
     // per side (A, B): (row or column, k) -> (L1 tile, its COPY_IN)
     let mut tiles: [HashMap<(usize, usize), (usize, u64)>; 2] = Default::default();
     for i in 0..m {
@@ -57,19 +60,21 @@ pub fn tiled_matmul(m: usize, k: usize, n: usize) -> Result<Case, Error> {
             c.op("COPY_OUT", "FIXP", 263, &[acc], &after);
         }
     }
-    c.finish(format!("tiled_matmul_{m}x{k}x{n}"))
+    c.finish(&format!("tiled_matmul_{m}x{k}x{n}"), default_levels())
 }
 
-/// Raw nodes and edges as a reader would find them.
+/// A case built node by node, as raw nodes and edges a reader would find: each
+/// buffer's ALLOC leads to its first user, and its FREE, written last, follows all
+/// of its users.
 #[derive(Default)]
-struct Builder {
+pub struct CaseBuilder {
     nodes: Vec<RawNode>,
     edges: Vec<(u64, u64)>,
     /// Per buffer: size, level, ALLOC node, users.
     buffers: Vec<(u64, &'static str, u64, Vec<u64>)>,
 }
 
-impl Builder {
+impl CaseBuilder {
     fn node(&mut self, op: &str, pipe: Option<&str>, cycles: Option<u64>, bufs: Vec<u64>) -> u64 {
         let id = self.nodes.len() as u64;
         self.nodes.push(RawNode {
@@ -95,15 +100,23 @@ impl Builder {
         id
     }
 
-    fn alloc(&mut self, size: u64, level: &'static str) -> usize {
+    /// A buffer of `size` units in `level`, with its ALLOC node; its index.
+    pub fn alloc(&mut self, size: u64, level: &'static str) -> usize {
         let b = self.buffers.len();
         self.buffers.push((size, level, 0, Vec::new()));
         self.buffers[b].2 = self.buffer_node("ALLOC", b);
         b
     }
 
-    /// An op on `bufs` that runs after the nodes `after`.
-    fn op(&mut self, name: &str, pipe: &str, cycles: u64, bufs: &[usize], after: &[u64]) -> u64 {
+    /// An op on the buffers `bufs` that runs after the nodes `after`; its node.
+    pub fn op(
+        &mut self,
+        name: &str,
+        pipe: &str,
+        cycles: u64,
+        bufs: &[usize],
+        after: &[u64],
+    ) -> u64 {
         let list = bufs.iter().map(|&b| b as u64).collect();
         let id = self.node(name, Some(pipe), Some(cycles), list);
         for &b in bufs {
@@ -117,13 +130,14 @@ impl Builder {
         id
     }
 
-    fn finish(mut self, name: String) -> Result<Case, Error> {
+    /// The case at `levels`, every FREE added.
+    pub fn finish(mut self, name: &str, levels: Vec<Level>) -> Result<Case, Error> {
         for b in 0..self.buffers.len() {
             let free = self.buffer_node("FREE", b);
             let users = std::mem::take(&mut self.buffers[b].3);
             self.edges.extend(users.into_iter().map(|u| (u, free)));
         }
-        Case::new(name, self.nodes, self.edges, default_levels())
+        Case::new(name.to_string(), self.nodes, self.edges, levels)
     }
 }
 
