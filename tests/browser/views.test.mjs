@@ -69,6 +69,10 @@ async function gallery(page, url) {
     check(`gallery ${entry.id}: its button is marked`, (await page.locator(`button[data-example="${entry.id}"]`).getAttribute('aria-pressed')) === 'true');
     if (entry.about.startsWith('NPU')) await npuEntry(page, entry);
     else await graphEntry(page, entry);
+    // the card's count is the summary's (all tensors, also those outside the arena)
+    const count = entry.about.match(/([\d,]+) (?:nodes|tensors|buffers)$/)?.[1];
+    const shown = plain(await text(page, entry.about.startsWith('NPU') ? 'npu-nodes' : 'sum-tensors'));
+    check(`gallery ${entry.id}: its card says ${count}, as the summary`, count !== undefined && shown.split(' ').at(-1) === plain(count), `${entry.about} vs ${shown}`);
   }
 }
 
