@@ -495,6 +495,38 @@ fn p2_and_p3_bounds_stay_under_the_results_of_random_cases() {
     assert!(compared >= 150 && bounded >= 15, "{compared} {bounded}");
 }
 
+/// The forced spill below with other buffers of L1 listed before y and x, each
+/// used by an op of its own and free at any time: the bound counts the buffers
+/// 64 to a word, and y, used at the op that overflows, lands at every edge of
+/// the words (first and last bit, first and second word); the bound stays 150.
+#[test]
+fn the_movement_bound_counts_the_buffers_of_every_word() {
+    for others in [0, 1, 62, 63, 64, 127, 128, 200] {
+        let mut c = CaseBuilder::default();
+        for _ in 0..others {
+            let f = c.alloc(1, "L1");
+            c.op("COPY_IN", "MTE2", 1, &[f], &[]);
+        }
+        let y = c.alloc(150, "L1");
+        let x = c.alloc(150, "L1");
+        let a = c.op("COPY_IN", "MTE2", 10, &[x], &[]);
+        let b = c.op("ADD", "VECTOR", 10, &[y], &[a]);
+        c.op("COPY_OUT", "MTE3", 10, &[x], &[b]);
+        let levels = vec![
+            Level {
+                name: "L1".into(),
+                capacity: 250,
+            },
+            Level {
+                name: "UB".into(),
+                capacity: 1024,
+            },
+        ];
+        let case = c.finish("forced spill among others", levels).unwrap();
+        assert_eq!(movement_bound(&case), Some(150), "{others} others");
+    }
+}
+
 /// The example of `tests/npu_sched.rs`: x (150, COPY_IN) is read again after y
 /// (150) is used, in 250 units; the op on y forces x alive, 50 over, and only
 /// x can leave: a spill of its 150 (COPY_IN: moved once) is the optimum, and

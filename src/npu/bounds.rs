@@ -397,6 +397,11 @@ pub fn movement_bound(case: &Case) -> Option<u64> {
         let mut need = vec![0u64; n];
         let mut sets: Vec<(usize, Vec<u64>)> = Vec::new();
         let chunks: Vec<&[usize]> = bufs.chunks(64).collect();
+        // each buffer of the level: its chunk and its bit there
+        let mut place = vec![(usize::MAX, 0u32); case.buffers.len()];
+        for (k, &b) in bufs.iter().enumerate() {
+            place[b] = (k / 64, (k % 64) as u32);
+        }
         for pass in 0..2 {
             for (c, chunk) in chunks.iter().enumerate() {
                 let allocs: Vec<u32> = chunk.iter().map(|&b| case.buffers[b].alloc.0).collect();
@@ -406,10 +411,11 @@ pub fn movement_bound(case: &Case) -> Option<u64> {
                     let Node::Op(op) = &case.nodes[v] else {
                         return 0u64;
                     };
-                    for (i, &b) in chunk.iter().enumerate() {
+                    for b in &op.bufs {
                         // used: resident at `v`, whether forced alive or not
-                        if op.bufs.contains(&BufferId::new(b)) {
-                            word |= 1 << i;
+                        let (at, bit) = place[b.index()];
+                        if at == c {
+                            word |= 1 << bit;
                         }
                     }
                     word
