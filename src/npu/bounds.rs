@@ -39,6 +39,33 @@
 //! before its ALLOC and the measured sum (which saturates at 0) has no such
 //! bound: `None`.
 //!
+//! 3. *The tile grid* (matmul-like cases; `tile_grid_bound`). A *product* is an
+//!    op with one L0C buffer (its *C tile*), one L0A and one L0B buffer; every
+//!    other op that uses one of those L0A/L0B buffers brings tiles (its L1/UB
+//!    buffers) in for that product. Checked on the graph, else no bound: each
+//!    L0A/L0B buffer serves one product, `ALLOC(x) ⇝ W ⇝ M ⇝ FREE(x)` for such a
+//!    buffer `x`, an op `W` bringing data into it and its product `M`;
+//!    `ALLOC(c) ⇝ M ⇝ FREE(c)` for its C tile `c`; `ALLOC(t) ⇝ W ⇝ FREE(t)` for
+//!    the tiles `t` of `W`. With one L0C buffer alive at a time, the C tiles are
+//!    done one after the other, each product inside its C tile's life; with one
+//!    L0A (L0B) buffer at a time, the windows `ALLOC(x)..FREE(x)` follow one
+//!    another in the order of their products. So right after the last product
+//!    `M` of the h-th C tile, every tile brought in for a C tile done by then was
+//!    allocated (its `W` came before `M`), and every tile brought in for a later
+//!    C tile is not yet freed (its `W` comes after the window of `M`'s L0A or L0B
+//!    buffer, which ends after `M`). A tile needed on both sides is alive there.
+//!
+//!    When the C tiles form a grid (each tile's set of C tiles is a whole *row*
+//!    or a whole *column*, every C tile in one row and one column, each row
+//!    meeting each column in one C tile: `rows x cols`, as a tiled matmul's A
+//!    tiles serve a row of C and its B tiles a column), the h C tiles done touch
+//!    `a` rows and `b` columns with `a * b >= h`, of which at most `h / cols`
+//!    rows and `h / rows` columns are whole: the others are *open*, and all
+//!    their tiles alive. The bound is the largest over `h` of the least, over
+//!    the possible `a`, of the open rows times a row's least tile bytes plus the
+//!    open columns times a column's (Matmul_Case1: 16 x 16 C tiles, 16 tiles of
+//!    128 per line: 20,480).
+//!
 //! # Problem 2: [`movement_bound`]
 //!
 //! Between its ALLOC and its FREE a buffer is either resident (in one residency,
@@ -306,8 +333,207 @@ pub fn p1_bound(case: &Case) -> Option<u64> {
     if k <= MAX_CLIQUE_BUFFERS {
         best = best.max(grow_cliques(case, &dag, &list, &weight));
     }
+    best = best.max(tile_grid_bound(case, &dag, &counted).unwrap_or(0));
     (best > 0).then_some(best)
 }
+
+/// Whether `dag` has a path `u ⇝ v` for every pair: 64 sources at a time.
+fn all_reach(dag: &Dag, pairs: &mut [(u32, u32)]) -> bool {
+    pairs.sort_unstable();
+    let mut sources: Vec<u32> = pairs.iter().map(|p| p.0).collect();
+    sources.dedup();
+    let mut at = 0;
+    for chunk in sources.chunks(64) {
+        let words = dag.reach_from(chunk);
+        while let Some(&(u, v)) = pairs.get(at) {
+            let Some(i) = chunk.iter().position(|&x| x == u) else {
+                break;
+            };
+            if words[v as usize] >> i & 1 == 0 {
+                return false;
+            }
+            at += 1;
+        }
+    }
+    at == pairs.len()
+}
+
+/// The tile-grid bound of Problem 1 (see the module): `None` when the case is
+/// not a grid of products, or the bound is 0.
+fn tile_grid_bound(case: &Case, dag: &Dag, counted: &[bool]) -> Option<u64> {
+    let level = |name: &str| case.levels.iter().position(|l| l.name == name);
+    let (l0a, l0b, l0c) = (level("L0A")?, level("L0B")?, level("L0C")?);
+    let level_of = |b: BufferId| case.buffers[b.index()].level.index();
+    // products: (op, C tile, its L0A buffer, its L0B buffer)
+    let mut products: Vec<(u32, BufferId, [BufferId; 2])> = Vec::new();
+    let mut product_of = vec![u32::MAX; case.buffers.len()];
+    for (v, node) in case.nodes.iter().enumerate() {
+        let Node::Op(op) = node else { continue };
+        let of = |l: usize| op.bufs.iter().copied().filter(move |&b| level_of(b) == l);
+        let (c, a, b) = (of(l0c).count(), of(l0a).count(), of(l0b).count());
+        if c == 0 || (c == 1 && a == 0 && b == 0) {
+            continue;
+        }
+        if c != 1 || a != 1 || b != 1 {
+            return None;
+        }
+        let (a, b) = (of(l0a).next()?, of(l0b).next()?);
+        for x in [a, b] {
+            if product_of[x.index()] != u32::MAX {
+                return None;
+            }
+            product_of[x.index()] = products.len() as u32;
+        }
+        products.push((v as u32, of(l0c).next()?, [a, b]));
+    }
+    if products.is_empty() {
+        return None;
+    }
+    // the C tiles, numbered; each tile's set of C tiles (those whose products
+    // take it in through an L0A or L0B buffer); the paths the argument needs
+    let mut tile_no = vec![u32::MAX; case.buffers.len()];
+    let mut tiles = 0u32;
+    for &(_, c, _) in &products {
+        if tile_no[c.index()] == u32::MAX {
+            tile_no[c.index()] = tiles;
+            tiles += 1;
+        }
+    }
+    let mut sets: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    let free = |b: BufferId| case.buffers[b.index()].free.0;
+    for (v, node) in case.nodes.iter().enumerate() {
+        let Node::Op(op) = node else { continue };
+        for &x in &op.bufs {
+            let p = product_of[x.index()];
+            if p == u32::MAX || products[p as usize].0 == v as u32 {
+                continue;
+            }
+            // `v` brings data into x for product p: ALLOC(x) ⇝ v ⇝ M ⇝ FREE(x)
+            let (m, c, _) = products[p as usize];
+            let x_alloc = case.buffers[x.index()].alloc.0;
+            pairs.extend([(x_alloc, v as u32), (v as u32, m), (m, free(x))]);
+            for &t in &op.bufs {
+                if counted[level_of(t)] && case.buffers[t.index()].size > 0 {
+                    // ALLOC(t) ⇝ v ⇝ FREE(t)
+                    pairs.extend([
+                        (case.buffers[t.index()].alloc.0, v as u32),
+                        (v as u32, free(t)),
+                    ]);
+                    sets[t.index()].push(tile_no[c.index()]);
+                }
+            }
+        }
+    }
+    for &(m, c, _) in &products {
+        pairs.extend([(case.buffers[c.index()].alloc.0, m), (m, free(c))]);
+    }
+    // the grid: every C tile in exactly one row and one column, each row meeting
+    // each column in exactly one C tile
+    let mut lines: Vec<Vec<u32>> = Vec::new();
+    let mut line_of = vec![usize::MAX; case.buffers.len()];
+    for (t, set) in sets.iter_mut().enumerate() {
+        if set.is_empty() {
+            continue;
+        }
+        set.sort_unstable();
+        set.dedup();
+        line_of[t] = match lines.iter().position(|l| l == set) {
+            Some(k) => k,
+            None => {
+                lines.push(set.clone());
+                lines.len() - 1
+            }
+        };
+    }
+    let mut two = vec![Vec::new(); tiles as usize];
+    for (k, line) in lines.iter().enumerate() {
+        for &c in line {
+            two[c as usize].push(k);
+        }
+    }
+    if two.iter().any(|l| l.len() != 2) {
+        return None;
+    }
+    // rows and columns: the two lines of a C tile are of different kinds
+    let mut kind = vec![u8::MAX; lines.len()];
+    for start in 0..lines.len() {
+        if kind[start] != u8::MAX {
+            continue;
+        }
+        kind[start] = 0;
+        let mut stack = vec![start];
+        while let Some(k) = stack.pop() {
+            for &c in &lines[k] {
+                let other = two[c as usize][usize::from(two[c as usize][0] == k)];
+                if kind[other] == u8::MAX {
+                    kind[other] = 1 - kind[k];
+                    stack.push(other);
+                } else if kind[other] == kind[k] {
+                    return None;
+                }
+            }
+        }
+    }
+    let rows = kind.iter().filter(|&&k| k == 0).count() as u64;
+    let cols = lines.len() as u64 - rows;
+    let mut cells: Vec<(usize, usize)> = two
+        .iter()
+        .map(|l| (l[0].min(l[1]), l[0].max(l[1])))
+        .collect();
+    cells.sort_unstable();
+    cells.dedup();
+    if rows * cols != u64::from(tiles) || cells.len() as u64 != u64::from(tiles) {
+        return None;
+    }
+    // the bytes of each line's tiles; the least of a row's, of a column's
+    let mut bytes = vec![0u64; lines.len()];
+    for (t, &k) in line_of.iter().enumerate() {
+        if k != usize::MAX {
+            bytes[k] += case.buffers[t].size;
+        }
+    }
+    let least = |want: u8| {
+        (0..lines.len())
+            .filter(|&k| kind[k] == want)
+            .map(|k| bytes[k])
+            .min()
+            .unwrap_or(0)
+    };
+    let (row_bytes, col_bytes) = (least(0), least(1));
+    if !all_reach(dag, &mut pairs) {
+        return None;
+    }
+    let best = open_lines_bound(rows, cols, row_bytes, col_bytes);
+    (best > 0).then_some(best)
+}
+
+/// The largest, over the counts `h` of C tiles done, of the least bytes of the
+/// lines open then: `rows` x `cols` C tiles, at least `row_bytes` per row and
+/// `col_bytes` per column (see the module). At most [`GRID_STEPS`] counts are
+/// tried, spread evenly (any of them is a bound).
+fn open_lines_bound(rows: u64, cols: u64, row_bytes: u64, col_bytes: u64) -> u64 {
+    let cells = rows * cols;
+    let stride = (cells * rows / GRID_STEPS).max(1);
+    let mut best = 0;
+    let mut h = 1;
+    while h < cells {
+        // `a` rows and `b` columns touched hold the h done: a * b >= h
+        let least = (h.div_ceil(cols)..=rows.min(h))
+            .map(|a| {
+                let b = h.div_ceil(a);
+                row_bytes * a.saturating_sub(h / cols) + col_bytes * b.saturating_sub(h / rows)
+            })
+            .min()
+            .unwrap_or(0);
+        best = best.max(least);
+        h += stride;
+    }
+    best
+}
+
+/// Work of [`open_lines_bound`]: counts of C tiles times rows tried.
+const GRID_STEPS: u64 = 20_000_000;
 
 /// The heaviest clique of forced overlaps grown from the seeds (see above).
 fn grow_cliques(case: &Case, dag: &Dag, list: &[usize], weight: &[u64]) -> u64 {
@@ -684,6 +910,17 @@ impl Bounds {
 
 #[cfg(test)]
 mod tests {
+    /// Hand-counted grids: in 2 x 2, one C tile done leaves its row and its
+    /// column open (and three leave the other two); a single row stays open
+    /// from its first C tile to its last, the columns each done at once.
+    #[test]
+    fn open_lines_of_small_grids() {
+        assert_eq!(open_lines_bound(2, 2, 1, 1), 2);
+        assert_eq!(open_lines_bound(2, 2, 10, 1), 11);
+        assert_eq!(open_lines_bound(1, 3, 5, 7), 5);
+        assert_eq!(open_lines_bound(1, 1, 5, 7), 0);
+    }
+
     use super::*;
     use crate::npu::case::{default_levels, RawNode};
 
