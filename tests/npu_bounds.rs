@@ -499,47 +499,16 @@ fn p2_and_p3_bounds_stay_under_the_results_of_random_cases() {
     assert!(compared >= 150 && bounded >= 15, "{compared} {bounded}");
 }
 
-/// The forced spill below with other buffers of L1 listed before y and x, each
-/// used by an op of its own and free at any time: the bound counts the buffers
-/// 64 to a word, and y, used at the op that overflows, lands at every edge of
-/// the words (first and last bit, first and second word); the bound stays 150.
-#[test]
-fn the_movement_bound_counts_the_buffers_of_every_word() {
-    for others in [0, 1, 62, 63, 64, 127, 128, 200] {
-        let mut c = CaseBuilder::default();
-        for _ in 0..others {
-            let f = c.alloc(1, "L1");
-            c.op("COPY_IN", "MTE2", 1, &[f], &[]);
-        }
-        let y = c.alloc(150, "L1");
-        let x = c.alloc(150, "L1");
-        let a = c.op("COPY_IN", "MTE2", 10, &[x], &[]);
-        let b = c.op("ADD", "VECTOR", 10, &[y], &[a]);
-        c.op("COPY_OUT", "MTE3", 10, &[x], &[b]);
-        let levels = vec![
-            Level {
-                name: "L1".into(),
-                capacity: 250,
-            },
-            Level {
-                name: "UB".into(),
-                capacity: 1024,
-            },
-        ];
-        let case = c.finish("forced spill among others", levels).unwrap();
-        assert_eq!(movement_bound(&case), Some(150), "{others} others");
-    }
-}
-
-/// The example of `tests/npu_sched.rs`: x (150, COPY_IN) is read again after y
-/// (150) is used, in 250 units; the op on y forces x alive, 50 over, and only
-/// x can leave: a spill of its 150 (COPY_IN: moved once) is the optimum, and
-/// the bound (the cheapest whole-buffer cover) finds exactly it.
-#[test]
-fn the_movement_bound_reaches_the_optimum_of_a_forced_spill() {
+/// The example of `tests/npu_sched.rs` (see below), after `others` buffers of L1
+/// of 1 unit, each used by an op of its own and free at any time.
+fn forced_spill(others: usize) -> Case {
     let mut c = CaseBuilder::default();
-    let x = c.alloc(150, "L1");
+    for _ in 0..others {
+        let f = c.alloc(1, "L1");
+        c.op("COPY_IN", "MTE2", 1, &[f], &[]);
+    }
     let y = c.alloc(150, "L1");
+    let x = c.alloc(150, "L1");
     let a = c.op("COPY_IN", "MTE2", 10, &[x], &[]);
     let b = c.op("ADD", "VECTOR", 10, &[y], &[a]);
     c.op("COPY_OUT", "MTE3", 10, &[x], &[b]);
@@ -553,7 +522,31 @@ fn the_movement_bound_reaches_the_optimum_of_a_forced_spill() {
             capacity: 1024,
         },
     ];
-    let case = c.finish("forced spill", levels).unwrap();
+    c.finish("forced spill", levels).unwrap()
+}
+
+/// The forced spill with other buffers of L1 listed before y and x: the bound
+/// counts the buffers 64 to a word, and y, used at the op that overflows, lands
+/// at every edge of the words (first and last bit, first and second word); the
+/// bound stays 150.
+#[test]
+fn the_movement_bound_counts_the_buffers_of_every_word() {
+    for others in [0, 1, 62, 63, 64, 127, 128, 200] {
+        assert_eq!(
+            movement_bound(&forced_spill(others)),
+            Some(150),
+            "{others} others"
+        );
+    }
+}
+
+/// The example of `tests/npu_sched.rs`: x (150, COPY_IN) is read again after y
+/// (150) is used, in 250 units; the op on y forces x alive, 50 over, and only
+/// x can leave: a spill of its 150 (COPY_IN: moved once) is the optimum, and
+/// the bound (the cheapest whole-buffer cover) finds exactly it.
+#[test]
+fn the_movement_bound_reaches_the_optimum_of_a_forced_spill() {
+    let case = forced_spill(0);
     assert_eq!(movement_bound(&case), Some(150));
     let best = valid(&case, Problem::Movement, Method::Best);
     assert_eq!(best.extra_movement(), 150);
