@@ -15,6 +15,8 @@ pub struct Cache {
     members: Vec<Vec<BufferId>>,
     /// Members of each level, least recently used first; rebuilt after a change.
     lru: std::cell::RefCell<Vec<Option<Vec<BufferId>>>>,
+    /// Scratch of [`Cache::cost_to_load`]: bytes per level, 0 between calls.
+    needs: std::cell::RefCell<Vec<u64>>,
 }
 
 impl Cache {
@@ -27,6 +29,7 @@ impl Cache {
             clock: 0,
             members: vec![Vec::new(); case.levels.len()],
             lru: std::cell::RefCell::new(vec![None; case.levels.len()]),
+            needs: std::cell::RefCell::new(vec![0; case.levels.len()]),
         }
     }
 
@@ -39,16 +42,17 @@ impl Cache {
         is_one: impl Fn(BufferId) -> bool,
     ) -> u64 {
         let mut cost = 0;
-        let mut levels: Vec<LevelId> = bufs.iter().map(|&b| case.buffer(b).level).collect();
-        levels.sort_unstable();
-        levels.dedup();
-        for level in levels {
-            let need: u64 = bufs
-                .iter()
-                .filter(|&&b| case.buffer(b).level == level && !self.resident[b.index()])
-                .map(|&b| case.buffer(b).size)
-                .sum();
-            let l = level.index();
+        // the bytes not resident, per level, in one pass (all 0 again on the way out)
+        let mut needs = self.needs.borrow_mut();
+        for &b in bufs {
+            if !self.resident[b.index()] {
+                let buf = case.buffer(b);
+                needs[buf.level.index()] += buf.size;
+            }
+        }
+        for l in 0..needs.len() {
+            let need = std::mem::take(&mut needs[l]);
+            let level = LevelId::new(l);
             let mut free = self.capacity[l].saturating_sub(self.used[l]);
             if need <= free {
                 continue;
