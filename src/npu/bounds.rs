@@ -105,7 +105,7 @@
 
 use super::case::{BufferId, Case, Node, NodeId, Pipe};
 use super::problem::Problem;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// A DAG over `n` nodes in compressed form, with one topological order.
 struct Dag {
@@ -361,7 +361,7 @@ fn all_reach(dag: &Dag, pairs: &mut [(u32, u32)]) -> bool {
 /// The tile-grid bound of Problem 1 (see the module): `None` when the case is
 /// not a grid of products, or the bound is 0.
 fn tile_grid_bound(case: &Case, dag: &Dag, counted: &[bool]) -> Option<u64> {
-    let level = |name: &str| case.levels.iter().position(|l| l.name == name);
+    let level = |name: &str| case.level_index(name).map(|l| l.index());
     let (l0a, l0b, l0c) = (level("L0A")?, level("L0B")?, level("L0C")?);
     let level_of = |b: BufferId| case.buffers[b.index()].level.index();
     // products: (op, C tile, its L0A buffer, its L0B buffer)
@@ -431,6 +431,7 @@ fn tile_grid_bound(case: &Case, dag: &Dag, counted: &[bool]) -> Option<u64> {
     // the grid: every C tile in exactly one row and one column, each row meeting
     // each column in exactly one C tile
     let mut lines: Vec<Vec<u32>> = Vec::new();
+    let mut line_no: HashMap<Vec<u32>, usize> = HashMap::new();
     let mut line_of = vec![usize::MAX; case.buffers.len()];
     for (t, set) in sets.iter_mut().enumerate() {
         if set.is_empty() {
@@ -438,13 +439,12 @@ fn tile_grid_bound(case: &Case, dag: &Dag, counted: &[bool]) -> Option<u64> {
         }
         set.sort_unstable();
         set.dedup();
-        line_of[t] = match lines.iter().position(|l| l == set) {
-            Some(k) => k,
-            None => {
+        line_of[t] = *line_no
+            .entry(std::mem::take(set))
+            .or_insert_with_key(|set| {
                 lines.push(set.clone());
                 lines.len() - 1
-            }
-        };
+            });
     }
     let mut two = vec![Vec::new(); tiles as usize];
     for (k, line) in lines.iter().enumerate() {
@@ -910,6 +910,9 @@ impl Bounds {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::npu::case::{default_levels, RawNode};
+
     /// Hand-counted grids: in 2 x 2, one C tile done leaves its row and its
     /// column open (and three leave the other two); a single row stays open
     /// from its first C tile to its last, the columns each done at once.
@@ -920,9 +923,6 @@ mod tests {
         assert_eq!(open_lines_bound(1, 3, 5, 7), 5);
         assert_eq!(open_lines_bound(1, 1, 5, 7), 0);
     }
-
-    use super::*;
-    use crate::npu::case::{default_levels, RawNode};
 
     fn raw(id: u64, op: &str, buf: Option<(u64, u64, &str)>, bufs: &[u64]) -> RawNode {
         RawNode {
