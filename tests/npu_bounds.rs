@@ -191,6 +191,106 @@ fn bounds_stay_under_the_results_on_tiled_matmuls() {
     }
 }
 
+/// `tiled_matmul(m, k, n)` with room in L1 for `slots` tiles only.
+fn tight_matmul((m, k, n): (usize, usize, usize), slots: u64) -> Case {
+    let mut case = tiled_matmul(m, k, n).unwrap();
+    let l1 = case.level_index("L1").unwrap().index();
+    case.levels[l1].capacity = slots * 128;
+    case
+}
+
+/// Tiled matmuls whose tiles must come back (L1 holds a few of them): the reload
+/// bound gives a movement bound where no op alone overflows a level, and it stays
+/// under the results of both methods for Problem 2 and the baseline for Problem 3.
+#[test]
+fn the_reload_bound_stays_under_the_results_when_tiles_come_back() {
+    for (shape, slots) in [
+        ((6, 6, 6), 3),
+        ((8, 4, 8), 4),
+        ((5, 8, 5), 3),
+        ((9, 2, 9), 4),
+    ] {
+        let case = tight_matmul(shape, slots);
+        let p2 = valid(&case, Problem::Movement, Method::Baseline);
+        let p2b = valid(&case, Problem::Movement, Method::Best);
+        let p3 = valid(&case, Problem::Makespan, Method::Baseline);
+        assert_under(&case, &[], &[&p2, &p2b, &p3]);
+        let b = movement_bound(&case).unwrap_or(0);
+        let best = p2b.extra_movement();
+        eprintln!("{shape:?} L1 {slots} tiles: bound {b}, best {best}");
+        assert!(b > 0, "{shape:?}: no reload bound");
+    }
+}
+
+/// The tiled family gets a movement bound at scale: Matmul_Case1 (16 x 16 x 16
+/// tiles) and a 20 x 20 x 20 tiled matmul, each at least a tenth of the public
+/// case's best result (which the first stays under).
+#[test]
+fn tiled_matmuls_at_scale_have_a_reload_bound() {
+    let case1 = public_case("Matmul_Case1");
+    let b1 = movement_bound(&case1).expect("Matmul_Case1 is a grid of products");
+    assert!((23_040..=230_400).contains(&b1), "{b1}");
+    let big = tiled_matmul(20, 20, 20).unwrap();
+    let b = movement_bound(&big).expect("a tiled matmul is a grid of products");
+    // more products per tile slot than Matmul_Case1: a larger bound
+    assert!(b > b1, "{b} <= {b1}");
+}
+
+/// A 6 x 6 x 6 tiled matmul built as `tiled_matmul` builds it, L1 holding 3
+/// tiles; with `extra`, the first MOVE into L0A also reads a tile of its own.
+fn matmul_filled(extra: bool) -> Case {
+    let mut c = CaseBuilder::default();
+    let mut tiles: [std::collections::HashMap<(usize, usize), (usize, u64)>; 2] =
+        Default::default();
+    let mut first = extra;
+    for i in 0..6 {
+        for j in 0..6 {
+            let acc = c.alloc(256, "L0C");
+            let mut after: Vec<u64> = Vec::new();
+            for kk in 0..6 {
+                let mut moved = [(0usize, 0u64); 2];
+                for (side, key, level) in [(0, (i, kk), "L0A"), (1, (j, kk), "L0B")] {
+                    let (tile, load) = *tiles[side].entry(key).or_insert_with(|| {
+                        let t = c.alloc(128, "L1");
+                        (t, c.op("COPY_IN", "MTE2", 325, &[t], &[]))
+                    });
+                    let l0 = c.alloc(128, level);
+                    let mut bufs = vec![l0, tile];
+                    if std::mem::take(&mut first) {
+                        bufs.push(c.alloc(128, "L1"));
+                    }
+                    moved[side] = (l0, c.op("MOVE", "MTE1", 31, &bufs, &[load]));
+                }
+                after.extend(moved.iter().map(|m| m.1));
+                let bufs = [acc, moved[1].0, moved[0].0];
+                after = vec![c.op("MATMUL", "CUBE", 128, &bufs, &after)];
+            }
+            c.op("COPY_OUT", "FIXP", 263, &[acc], &after);
+        }
+    }
+    let mut levels = default_levels();
+    levels[0].capacity = 3 * 128;
+    c.finish("filled", levels).unwrap()
+}
+
+/// The reload bound reads the grid off the graph: built like `tiled_matmul`, the
+/// case has it; when one product's L0A buffer is filled from two tiles, that
+/// product is not a cell of a grid, and no bound is given (no op alone overflows
+/// a level either).
+#[test]
+fn a_filler_with_two_tiles_gives_no_reload_bound() {
+    let plain = matmul_filled(false);
+    assert_eq!(
+        movement_bound(&plain),
+        movement_bound(&tight_matmul((6, 6, 6), 3))
+    );
+    assert!(movement_bound(&plain).is_some());
+    let odd = matmul_filled(true);
+    let p2 = valid(&odd, Problem::Movement, Method::Baseline);
+    assert!(p2.extra_movement() > 0);
+    assert_eq!(movement_bound(&odd), None);
+}
+
 /// SplitMix64, for the random cases.
 struct Rng(u64);
 

@@ -79,11 +79,49 @@
 //! The cheapest way to cover the excess, even fractionally (COPY_IN units first,
 //! at 1 per unit, then others at 2), is a lower bound on the movement of the spills
 //! in progress at `v`; levels hold distinct buffers, so their covers add up.
-//! The bound is the largest such sum over the ops. It assumes nothing about the
-//! case's structure, and it is `None` when it is 0 (no op forces more than a level
-//! holds: then the only bound known here is the trivial 0). Fragmentation and the
-//! many points in time a plan must cover are not counted, so it is weak: it does
-//! not see that tiles of a matmul are reloaded, since no order is forced there.
+//! That *overflow* part is the largest such sum over the ops. It assumes nothing
+//! about the case's structure. Fragmentation and the many points in time a plan
+//! must cover are not counted, so it is weak: it does not see that tiles of a
+//! matmul are reloaded, since no order is forced there. The bound is the larger
+//! of it and the reload bound below, and `None` when both are 0 (then the only
+//! bound known here is the trivial 0).
+//!
+//! *The reload bound* (matmul-like cases; `bounds/reloads.rs`), in the manner of
+//! Hong and Kung's I/O bound for matrix products. Products as in Problem 1's tile
+//! grid; here each product's L0A (L0B) buffer must be filled by exactly one other
+//! op `W` that uses one other buffer, its A (B) tile, outside the L0 levels, and
+//! the graph must give `ALLOC(x) ⇝ W ⇝ M ⇝ FREE(x)`, `ALLOC(t) ⇝ W ⇝ FREE(t)` and
+//! `ALLOC(c) ⇝ M ⇝ FREE(c)`. Rows are the classes of A and C tiles joined by a
+//! product, columns those of B and C tiles, depths those of A and B tiles; no
+//! two products may share a row, column and depth (a tiled matmul's `(i, j, k)`).
+//! Else no reload bound. The argument:
+//! - An *arrival* of A/B data is the ALLOC or SPILL_IN of a tile, or the SPILL_IN
+//!   of a product's L0A/L0B buffer; a C arrival the ALLOC or SPILL_IN of a C tile.
+//!   Each tile's ALLOC is free; every other arrival is a spill, costing at least
+//!   the least spill cost of those buffers (`size` for COPY_IN buffers, else
+//!   `2 * size`).
+//! - Cut the schedule into `n` segments of `t` A/B arrivals each (the last of at
+//!   most `t`). A product `M` in a segment needs its L0A buffer resident: either
+//!   it was resident at the segment's start, or it arrived in the segment, or it
+//!   was allocated in it and then `W` ran in it too, with its tile resident, so
+//!   the tile was resident at the start or arrived. The same for B, and its C tile
+//!   was resident at the start or arrived. At the start at most `S` tiles and
+//!   L0A/L0B buffers are resident (per level, capacity over the least size), and
+//!   at most `c0` C tiles.
+//! - So the products of a segment have at most `a + b <= S + t` distinct (row,
+//!   depth) and (column, depth) pairs and `g <= c0 + arrivals` (row, column)
+//!   pairs; by the Loomis-Whitney inequality they number at most
+//!   `sqrt(a b g) <= (S + t) / 2 * sqrt(g)`, and at most `K g` (`K` products per
+//!   C tile at most). Both are concave in `g`, so over the segments
+//!   `P <= n min((S + t) / 2 * sqrt(G / n), K G / n)` with `G = n c0 + C + s`
+//!   (`C` C tiles, `s` C spills), which gives the least `n`, hence at least
+//!   `(n - 1) t + 1` A/B arrivals, all but one per tile a spill.
+//! - Every `t` gives a bound for every plan (up to 256 sizes from 1 to `4 S` are
+//!   tried); the bound is the least, over the counts of C spills, of their cost
+//!   plus the reloads they leave. Matmul_Case1 (16 x 16 x 16 tiles, `S` = 32 L1
+//!   tiles + 2 + 2): 118,400; the best plan moves 230,400. On small grids
+//!   (Matmul_Case0's 8 x 8 x 8) it gives nothing: the constants of the argument
+//!   outweigh the few reloads.
 //!
 //! # Problem 3: [`makespan_bound`]
 //!
@@ -103,7 +141,9 @@
 //! With no spills ([`makespan_bound_any`]) the same is a bound on every plan of the
 //! case, since a plan only adds nodes and edges.
 
-use super::case::{BufferId, Case, Node, NodeId, Pipe};
+mod reloads;
+
+use super::case::{BufferId, Case, Node, NodeId, OpNode, Pipe};
 use super::problem::Problem;
 use std::collections::{HashMap, HashSet};
 
@@ -358,14 +398,20 @@ fn all_reach(dag: &Dag, pairs: &mut [(u32, u32)]) -> bool {
     at == pairs.len()
 }
 
-/// The tile-grid bound of Problem 1 (see the module): `None` when the case is
-/// not a grid of products, or the bound is 0.
-fn tile_grid_bound(case: &Case, dag: &Dag, counted: &[bool]) -> Option<u64> {
+/// A product op of a matmul-like case: the op, its C tile (L0C buffer) and its
+/// L0A and L0B buffers.
+type Product = (u32, BufferId, [BufferId; 2]);
+
+/// The products of `case` (ops with one L0C, one L0A and one L0B buffer) and, per
+/// buffer, the index of the product whose L0A or L0B buffer it is (`u32::MAX` for
+/// none). `None` when the case has no L0 levels or no products, when an op uses
+/// L0C otherwise than alone or as one product, or when an L0A/L0B buffer serves
+/// two products.
+fn find_products(case: &Case) -> Option<(Vec<Product>, Vec<u32>)> {
     let level = |name: &str| case.level_index(name).map(|l| l.index());
     let (l0a, l0b, l0c) = (level("L0A")?, level("L0B")?, level("L0C")?);
     let level_of = |b: BufferId| case.buffers[b.index()].level.index();
-    // products: (op, C tile, its L0A buffer, its L0B buffer)
-    let mut products: Vec<(u32, BufferId, [BufferId; 2])> = Vec::new();
+    let mut products: Vec<Product> = Vec::new();
     let mut product_of = vec![u32::MAX; case.buffers.len()];
     for (v, node) in case.nodes.iter().enumerate() {
         let Node::Op(op) = node else { continue };
@@ -386,9 +432,37 @@ fn tile_grid_bound(case: &Case, dag: &Dag, counted: &[bool]) -> Option<u64> {
         }
         products.push((v as u32, of(l0c).next()?, [a, b]));
     }
-    if products.is_empty() {
-        return None;
-    }
+    (!products.is_empty()).then_some((products, product_of))
+}
+
+/// The ops that bring data into the products' L0A/L0B buffers: `(op index, the
+/// op, the buffer, its product's index)`, for every such use by an op other than
+/// the product itself.
+fn fills<'c>(
+    case: &'c Case,
+    products: &'c [Product],
+    product_of: &'c [u32],
+) -> impl Iterator<Item = (u32, &'c OpNode, BufferId, usize)> + 'c {
+    case.nodes.iter().enumerate().flat_map(move |(v, node)| {
+        let op = match node {
+            Node::Op(op) => Some(op),
+            _ => None,
+        };
+        op.into_iter().flat_map(move |op| {
+            op.bufs.iter().filter_map(move |&x| {
+                let p = product_of[x.index()];
+                (p != u32::MAX && products[p as usize].0 != v as u32)
+                    .then_some((v as u32, op, x, p as usize))
+            })
+        })
+    })
+}
+
+/// The tile-grid bound of Problem 1 (see the module): `None` when the case is
+/// not a grid of products, or the bound is 0.
+fn tile_grid_bound(case: &Case, dag: &Dag, counted: &[bool]) -> Option<u64> {
+    let level_of = |b: BufferId| case.buffers[b.index()].level.index();
+    let (products, product_of) = find_products(case)?;
     // the C tiles, numbered; each tile's set of C tiles (those whose products
     // take it in through an L0A or L0B buffer); the paths the argument needs
     let mut tile_no = vec![u32::MAX; case.buffers.len()];
@@ -402,26 +476,16 @@ fn tile_grid_bound(case: &Case, dag: &Dag, counted: &[bool]) -> Option<u64> {
     let mut sets: Vec<Vec<u32>> = vec![Vec::new(); case.buffers.len()];
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     let free = |b: BufferId| case.buffers[b.index()].free.0;
-    for (v, node) in case.nodes.iter().enumerate() {
-        let Node::Op(op) = node else { continue };
-        for &x in &op.bufs {
-            let p = product_of[x.index()];
-            if p == u32::MAX || products[p as usize].0 == v as u32 {
-                continue;
-            }
-            // `v` brings data into x for product p: ALLOC(x) ⇝ v ⇝ M ⇝ FREE(x)
-            let (m, c, _) = products[p as usize];
-            let x_alloc = case.buffers[x.index()].alloc.0;
-            pairs.extend([(x_alloc, v as u32), (v as u32, m), (m, free(x))]);
-            for &t in &op.bufs {
-                if counted[level_of(t)] && case.buffers[t.index()].size > 0 {
-                    // ALLOC(t) ⇝ v ⇝ FREE(t)
-                    pairs.extend([
-                        (case.buffers[t.index()].alloc.0, v as u32),
-                        (v as u32, free(t)),
-                    ]);
-                    sets[t.index()].push(tile_no[c.index()]);
-                }
+    for (v, op, x, p) in fills(case, &products, &product_of) {
+        // `v` brings data into x for product p: ALLOC(x) ⇝ v ⇝ M ⇝ FREE(x)
+        let (m, c, _) = products[p];
+        let x_alloc = case.buffers[x.index()].alloc.0;
+        pairs.extend([(x_alloc, v), (v, m), (m, free(x))]);
+        for &t in &op.bufs {
+            if counted[level_of(t)] && case.buffers[t.index()].size > 0 {
+                // ALLOC(t) ⇝ v ⇝ FREE(t)
+                pairs.extend([(case.buffers[t.index()].alloc.0, v), (v, free(t))]);
+                sets[t.index()].push(tile_no[c.index()]);
             }
         }
     }
@@ -611,8 +675,16 @@ fn grow_cliques(case: &Case, dag: &Dag, list: &[usize], weight: &[u64]) -> u64 {
 /// documentation). `None` when that is 0 everywhere, or when some op forces more
 /// than can ever be resident (no valid plan).
 pub fn movement_bound(case: &Case) -> Option<u64> {
+    let dag = Dag::new(case.nodes.len(), &case_edges(case))?;
+    let overflow = overflow_bound(case, &dag)?;
+    let best = overflow.max(reloads::reload_bound(case, &dag).unwrap_or(0));
+    (best > 0).then_some(best)
+}
+
+/// The overflow part of [`movement_bound`]: 0 when no op forces more than a level
+/// holds, `None` when some op forces more than can ever be resident.
+fn overflow_bound(case: &Case, dag: &Dag) -> Option<u64> {
     let n = case.nodes.len();
-    let dag = Dag::new(n, &case_edges(case))?;
     let mut cost = vec![0u64; n];
     for level in 0..case.levels.len() {
         let cap = case.levels[level].capacity;
@@ -691,8 +763,7 @@ pub fn movement_bound(case: &Case) -> Option<u64> {
             cost[*v] += cheapest_cover(&items, need[*v] - cap)?;
         }
     }
-    let best = cost.into_iter().max().unwrap_or(0);
-    (best > 0).then_some(best)
+    Some(cost.into_iter().max().unwrap_or(0))
 }
 
 /// Above this many item-units the cover is bounded fractionally instead of exactly.
