@@ -140,6 +140,31 @@ where
         .collect()
 }
 
+/// `(a(), b())`, the two side by side where the machine has a second core to give
+/// (never in the wasm build, which has no threads): for two independent parts of
+/// one result, which is then the same either way.
+pub fn both<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    if cfg!(target_arch = "wasm32")
+        || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2
+    {
+        let first = a();
+        return (first, b());
+    }
+    std::thread::scope(|scope| {
+        let other = scope.spawn(b);
+        let first = a();
+        let second = other
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (first, second)
+    })
+}
+
 /// A lock that a panicked job (which ends the whole run anyway) does not poison.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -180,6 +205,13 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn both_gives_each_part_its_own_result() {
+        let data: Vec<u64> = (1..=1000).collect();
+        let (sum, max) = both(|| data.iter().sum::<u64>(), || data.iter().max().copied());
+        assert_eq!((sum, max), (500_500, Some(1000)));
     }
 
     #[test]
