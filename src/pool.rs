@@ -1,7 +1,8 @@
 //! Independent jobs on a few threads, their results in job order.
 //!
 //! A search made of independent parts (the NPU portfolio's orders, its
-//! allocator-judged starts) runs them here. Each job is deterministic in its own
+//! allocator-judged starts; `best-fit`'s two passes, through [`both`]) runs them
+//! here. Each job is deterministic in its own
 //! inputs and the results come back by job index, so the result is the same
 //! whatever the number of threads. With one thread (the wasm build, and any caller
 //! that does not ask for more) the jobs run in order on the calling thread, and
