@@ -150,9 +150,11 @@ where
     B: FnOnce() -> RB + Send,
     RB: Send,
 {
-    if cfg!(target_arch = "wasm32")
-        || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2
-    {
+    // asked once: the answer reads the process's CPU quota from files on Linux
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores =
+        || *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if cfg!(target_arch = "wasm32") || cores() < 2 {
         let first = a();
         return (first, b());
     }
