@@ -443,17 +443,18 @@ fn fills<'c>(
     products: &'c [Product],
     product_of: &'c [u32],
 ) -> impl Iterator<Item = (u32, &'c OpNode, BufferId, usize)> + 'c {
-    case.nodes.iter().enumerate().flat_map(move |(v, node)| {
-        let op = match node {
-            Node::Op(op) => Some(op),
+    let ops = case
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(v, node)| match node {
+            Node::Op(op) => Some((v as u32, op)),
             _ => None,
-        };
-        op.into_iter().flat_map(move |op| {
-            op.bufs.iter().filter_map(move |&x| {
-                let p = product_of[x.index()];
-                (p != u32::MAX && products[p as usize].0 != v as u32)
-                    .then_some((v as u32, op, x, p as usize))
-            })
+        });
+    ops.flat_map(move |(v, op)| {
+        op.bufs.iter().filter_map(move |&x| {
+            let p = product_of[x.index()];
+            (p != u32::MAX && products[p as usize].0 != v).then_some((v, op, x, p as usize))
         })
     })
 }
@@ -754,8 +755,7 @@ fn overflow_bound(case: &Case, dag: &Dag) -> Option<u64> {
                     if word >> i & 1 == 1 {
                         let b = &case.buffers[id];
                         if !op.bufs.contains(&BufferId::new(id)) && b.size > 0 {
-                            let unit = if b.copy_in { 1 } else { 2 };
-                            items.push((b.size, unit * b.size));
+                            items.push((b.size, b.spill_cost()));
                         }
                     }
                 }

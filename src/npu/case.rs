@@ -121,6 +121,18 @@ pub struct NpuBuffer {
     pub copy_in: bool,
 }
 
+impl NpuBuffer {
+    /// Data moved by one spill of the buffer, by the rules: its size when a COPY_IN
+    /// loaded it (SPILL_OUT moves nothing), else twice its size.
+    pub fn spill_cost(&self) -> u64 {
+        if self.copy_in {
+            self.size
+        } else {
+            2 * self.size
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
     pub name: String,

@@ -25,16 +25,6 @@ pub(super) struct Grid {
     pub c_reload: u64,
 }
 
-/// The cost of one spill of buffer `b`, by the rules.
-fn spill_cost(case: &Case, b: BufferId) -> u64 {
-    let buf = &case.buffers[b.index()];
-    if buf.copy_in {
-        buf.size
-    } else {
-        2 * buf.size
-    }
-}
-
 /// Union-find over buffer indices.
 struct Sets(Vec<u32>);
 
@@ -146,11 +136,11 @@ pub(super) fn grid(case: &Case, dag: &Dag) -> Option<Grid> {
         if role[b] == 3 {
             c_tiles += 1;
             least_c[l] = least_c[l].min(size);
-            c_reload = c_reload.min(spill_cost(case, id));
+            c_reload = c_reload.min(case.buffers[b].spill_cost());
         } else if role[b] != 0 || product_of[b] != u32::MAX {
             tiles += u64::from(role[b] != 0);
             least[l] = least[l].min(size);
-            reload = reload.min(spill_cost(case, id));
+            reload = reload.min(case.buffers[b].spill_cost());
         }
     }
     let room = |least: &[u64]| -> u64 {

@@ -63,7 +63,7 @@ impl Cache {
                     break;
                 }
                 free += case.buffer(v).size;
-                cost += spill_cost(case, v);
+                cost += case.buffer(v).spill_cost();
             }
         }
         cost
@@ -123,15 +123,5 @@ impl Cache {
             self.members[l].retain(|&x| x != b);
             self.changed(buf.level);
         }
-    }
-}
-
-/// Data moved by one spill of `b`: its size when a COPY_IN loaded it, else twice.
-pub fn spill_cost(case: &Case, b: BufferId) -> u64 {
-    let buf = case.buffer(b);
-    if buf.copy_in {
-        buf.size
-    } else {
-        2 * buf.size
     }
 }

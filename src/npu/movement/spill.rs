@@ -392,12 +392,7 @@ impl<'a> Allocator<'a> {
     }
 
     fn spill_cost(&self, b: BufferId) -> u64 {
-        let buf = self.case.buffer(b);
-        if buf.copy_in {
-            buf.size
-        } else {
-            2 * buf.size
-        }
+        self.case.buffer(b).spill_cost()
     }
 
     fn spill_out(&mut self, v: BufferId) {

@@ -2,7 +2,6 @@
 //! capacities with furthest-next-use eviction, counting the data it moves.
 
 use super::super::super::case::{BufferId, Case};
-use super::super::cache::spill_cost;
 use std::collections::BinaryHeap;
 
 /// Data moved replaying `seq` with furthest-next-use eviction at `capacity`; a
@@ -42,7 +41,7 @@ pub(super) fn replay(
         let level = buf.level.index();
         if resident[b.index()] == NOT_RESIDENT {
             if std::mem::replace(&mut seen[b.index()], true) {
-                moved += spill_cost(case, b);
+                moved += case.buffer(b).spill_cost();
             }
             while used[level] + buf.size > capacity[level] {
                 let Some(entry) = heaps[level].pop() else {
