@@ -2,7 +2,7 @@
 // MiniMalloc CSV (id,lower,upper,size), seeded, so every run sees the same graph.
 
 /** A seeded generator of floats in 0..1 (mulberry32). */
-function random(seed) {
+export function random(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -5,7 +5,9 @@
 // input on a 1400 x 800 time-by-address canvas at one device pixel per CSS pixel, and
 // prints the plan time (worker round trip), the first draw of the plan (not a redraw of
 // the graph shown before, which the page may make while the worker plans), and the median and p95 of
-// K pan and zoom redraws of the time-by-address chart (the wasm draw call).
+// K pan and zoom redraws of the time-by-address chart (the wasm draw call), through
+// the same windows for the same seed (the median depends on how wide they are: the
+// further K zooms in, the fewer boxes the median redraw paints).
 
 import { chromium } from 'playwright-core';
 import { parseArgs } from 'node:util';
@@ -13,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, settled } from './harness.mjs';
-import { bigCsv } from './big.mjs';
+import { bigCsv, random } from './big.mjs';
 import { serve } from '../../www/serve.mjs';
 
 const { values: opts } = parseArgs({
@@ -45,13 +47,15 @@ function quantile(sorted, q) {
 
 /** Zooms and pans the chart `count` times with the mouse; returns each redraw's time. */
 async function panZoom(page, count) {
+  // the wheel's positions are seeded: two runs zoom and pan through the same windows
+  const next = random(Number(opts.seed));
   const box = await page.locator(`#${CHART}`).boundingBox();
   const at = (u, v) => [box.x + box.width * u, box.y + box.height * v];
   const times = [];
   for (let k = 0; k < count; k += 1) {
     const before = (await measures(page, `memplan:draw:${CHART}`)).length;
     if (k % 3 === 0) {
-      await page.mouse.move(...at(0.3 + 0.4 * Math.random(), 0.5));
+      await page.mouse.move(...at(0.3 + 0.4 * next(), 0.5));
       await page.mouse.wheel(0, k < count / 2 ? -120 : 120);
     } else {
       await page.mouse.move(...at(0.5, 0.5));
