@@ -10,6 +10,7 @@
 mod canvas;
 mod draw;
 mod errors;
+mod heap;
 mod npu;
 mod npu_draw;
 mod session;

@@ -246,3 +246,31 @@ fn a_packed_report_draws_and_finds_tensors_by_id_and_under_a_point() {
     assert!(drawing.tensor_at(0, -1.0, 0.0).unwrap().is_null());
     assert!(message(drawing.tensor(1, 0).unwrap_err()).contains("no plan"));
 }
+
+#[wasm_bindgen_test]
+fn the_heap_grows_in_steps_that_grow_with_it_and_keeps_what_it_holds() {
+    use core::arch::wasm32::memory_size;
+    // 1,500 blocks of 64 KiB (about 94 MiB): a page each, so the standard allocator
+    // would grow the memory about 1,500 times
+    let mut sizes = vec![memory_size(0)];
+    let blocks: Vec<Vec<u8>> = (0..1500u32)
+        .map(|k| {
+            let block = vec![(k % 251) as u8; 64 * 1024];
+            if sizes.last() != Some(&memory_size(0)) {
+                sizes.push(memory_size(0));
+            }
+            block
+        })
+        .collect();
+    // an eighth more each time: about 40 steps from a small memory
+    assert!(sizes.len() < 60, "{} sizes of memory", sizes.len());
+    for (k, block) in blocks.iter().enumerate() {
+        assert!(
+            block.iter().all(|&b| b == (k % 251) as u8),
+            "block {k} changed"
+        );
+    }
+    // at most an eighth more than the blocks and what was there before
+    let pages = memory_size(0);
+    assert!(pages <= sizes[0] + 1500 * 9 / 8 + 64, "{pages} pages");
+}
