@@ -315,12 +315,13 @@ fn paint_fast<DB: DrawingBackend>(
     for run in index.near(bounds.x, bytes) {
         for &t in run {
             // `bounds.clip(corners(t, unit_bytes))`, unrolled (a tensor's corners are
-            // in order); offsets are below 2^63, where the signed conversion is one
-            // instruction and the unsigned one several
+            // in order); byte counts stay below 2^63 (the arena is capped at 4 EiB),
+            // where the signed conversion is one instruction and the unsigned one
+            // several
             let (from, to) = (f64::from(t.start), f64::from(t.end + 1));
-            let low = greater(t.offset as i64 as f64 * per_byte, y0);
-            let high = lesser((t.offset + t.size) as i64 as f64 * per_byte, y1);
-            if !(from < x1 && to > x0 && low < high) {
+            let floor = greater(t.offset as i64 as f64 * per_byte, y0);
+            let ceiling = lesser((t.offset + t.size) as i64 as f64 * per_byte, y1);
+            if !(from < x1 && to > x0 && floor < ceiling) {
                 continue;
             }
             let chosen = is_chosen(t.id, view);
@@ -331,8 +332,8 @@ fn paint_fast<DB: DrawingBackend>(
             };
             let left = pixels.column(greater(from, x0));
             let right = pixels.column(lesser(to, x1));
-            let bottom = pixels.row(low);
-            let top = pixels.row(high);
+            let bottom = pixels.row(floor);
+            let top = pixels.row(ceiling);
             let (wide, high) = (right - left, bottom - top);
             if (0..=1).contains(&wide) && (0..=1).contains(&high) {
                 raster.dot(left, top, colour);
