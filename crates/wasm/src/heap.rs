@@ -2,11 +2,12 @@
 //! taking memory from the browser in steps that grow with the heap.
 //!
 //! The standard one asks for what each request lacks, rounded up to a 64 KiB page,
-//! and every `memory.grow` costs the engine more as the memory grows (V8 here: growing
-//! to 420 MiB a page at a time takes 1.9 s, an eighth of the memory at a time 4 ms).
-//! Planning a million tensors in the worker spent about 1.6 s of its 13 s there. Here
-//! each step is at least an eighth of the memory already held, so a heap of any size
-//! takes a few dozen steps, and at most an eighth more memory than it needs.
+//! and every `memory.grow` costs the engine more as the memory grows (V8 in Node:
+//! growing to 420 MiB a page at a time takes 1.9 s, an eighth of the memory at a time
+//! 4 ms; planning a million tensors there spent about 1.6 s of its 13-14 s growing,
+//! while Chromium's worker showed no difference out of its noise). Here each step is
+//! at least an eighth of the memory already held, so a heap of any size takes a few
+//! dozen steps, and at most an eighth more memory than it needs.
 
 /// Each step takes at least the memory held over this.
 const STEP_SHARE: usize = 8;
