@@ -34,6 +34,9 @@ const CHART = 'time-address';
 
 /** The durations of performance measure `name` so far, in ms. */
 const measures = (page, name) => page.evaluate((n) => performance.getEntriesByName(n).map((e) => e.duration), name);
+/** Every chart's draws so far, in the order made. */
+const allDraws = (page) => page.evaluate(() => performance.getEntriesByType('measure')
+  .filter((e) => e.name.startsWith('memplan:draw:')).map((e) => e.duration));
 
 /** Waits until the page is idle and two frames have passed. */
 async function frames(page) {
@@ -45,15 +48,21 @@ function quantile(sorted, q) {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-/** Zooms and pans the chart `count` times with the mouse; returns each redraw's time. */
+/**
+ * Zooms and pans the chart `count` times with the mouse; returns each redraw's time
+ * and, per pan or zoom, the time of every chart it redrew (the live-bytes chart
+ * follows the same steps).
+ */
 async function panZoom(page, count) {
   // the wheel's positions are seeded: two runs zoom and pan through the same windows
   const next = random(Number(opts.seed));
   const box = await page.locator(`#${CHART}`).boundingBox();
   const at = (u, v) => [box.x + box.width * u, box.y + box.height * v];
   const times = [];
+  const perStep = [];
   for (let k = 0; k < count; k += 1) {
     const before = (await measures(page, `memplan:draw:${CHART}`)).length;
+    const beforeAll = (await allDraws(page)).length;
     if (k % 3 === 0) {
       await page.mouse.move(...at(0.3 + 0.4 * next(), 0.5));
       await page.mouse.wheel(0, k < count / 2 ? -120 : 120);
@@ -66,8 +75,9 @@ async function panZoom(page, count) {
     await frames(page);
     const all = await measures(page, `memplan:draw:${CHART}`);
     times.push(...all.slice(before));
+    perStep.push((await allDraws(page)).slice(beforeAll).reduce((a, b) => a + b, 0));
   }
-  return times;
+  return { times, frames: perStep };
 }
 
 const tensors = Number(opts.tensors);
@@ -99,7 +109,9 @@ try {
     const done = plan.startTime + plan.duration;
     return performance.getEntriesByName(`memplan:draw:${chart}`).find((e) => e.startTime >= done)?.duration;
   }, [CHART]);
-  const redraws = (await panZoom(page, Number(opts.redraws))).sort((a, b) => a - b);
+  const moved = await panZoom(page, Number(opts.redraws));
+  const redraws = moved.times.sort((a, b) => a - b);
+  const frameTimes = moved.frames.sort((a, b) => a - b);
   const rows = [
     ['graph', `${tensors.toLocaleString('en-US')} tensors (${shown.trim()} placed), ${opts.strategy}, canvas ${size}`],
     ['plan (worker round trip)', `${plan.toFixed(0)} ms`],
@@ -107,6 +119,8 @@ try {
     ['file to drawn page', `${total} ms`],
     [`pan/zoom redraw median (${redraws.length})`, `${quantile(redraws, 0.5).toFixed(1)} ms`],
     ['pan/zoom redraw p95', `${quantile(redraws, 0.95).toFixed(1)} ms`],
+    ['all charts per pan/zoom median', `${quantile(frameTimes, 0.5).toFixed(1)} ms`],
+    ['all charts per pan/zoom p95', `${quantile(frameTimes, 0.95).toFixed(1)} ms`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);

@@ -43,7 +43,9 @@ pub fn live_bytes<DB: DrawingBackend>(
         }
     }
     let x = chart.x_range();
-    let points = within(&staircase(profile, steps.max(1)), x.start, x.end)
+    let columns = chart.plotting_area().dim_in_pixel().0 as usize;
+    let points = within(&staircase(profile, steps.max(1)), x.start, x.end);
+    let points = per_column(points, (x.start, x.end), columns)
         .into_iter()
         .map(|(s, b)| (s, b as f64 / unit_bytes));
     chart.draw_series(
@@ -55,27 +57,84 @@ pub fn live_bytes<DB: DrawingBackend>(
     Ok(frame(&chart, unit_bytes, view))
 }
 
-/// The part of the step function with corners `points` between `x0` and `x1`.
+/// The part of the step function with corners `points` (by step) between `x0` and
+/// `x1`.
 fn within(points: &[(u32, u64)], x0: f64, x1: f64) -> Vec<(f64, u64)> {
+    // the value of the last corner before `x` (or at it, when `inclusive`)
     let upto = |x: f64, inclusive: bool| {
-        points
-            .iter()
-            .take_while(|&&(s, _)| f64::from(s) < x || (inclusive && f64::from(s) == x))
-            .last()
-            .map_or(0, |&(_, b)| b)
+        let n =
+            points.partition_point(|&(s, _)| f64::from(s) < x || (inclusive && f64::from(s) == x));
+        n.checked_sub(1).map_or(0, |k| points[k].1)
     };
     let at = |x: f64| upto(x, true);
     let mut out = vec![(x0, at(x0))];
+    let from = points.partition_point(|&(s, _)| f64::from(s) <= x0);
+    let to = points.partition_point(|&(s, _)| f64::from(s) < x1);
     out.extend(
-        points
+        points[from..to.max(from)]
             .iter()
-            .filter(|&&(s, _)| f64::from(s) > x0 && f64::from(s) < x1)
             .map(|&(s, b)| (f64::from(s), b)),
     );
     let before = upto(x1, false);
     out.push((x1, before));
     if at(x1) != before {
         out.push((x1, at(x1)));
+    }
+    out
+}
+
+/// Points [`per_column`] keeps of a column at most.
+const KEPT: usize = 6;
+
+/// `points` (a line by `x` from `x0` to `x1`) as `columns` pixel columns show it:
+/// where a column holds more than six, only its first and last, and the first and
+/// last of its lowest and of its highest, in their order. The line drawn through
+/// those covers the same heights in every column, keeps the flat top and bottom,
+/// and meets the next column at the same point, so at the chart's resolution it is
+/// the same line; a plan of a million tensors has hundreds of thousands of corners
+/// across a thousand columns.
+fn per_column(points: Vec<(f64, u64)>, (x0, x1): (f64, f64), columns: usize) -> Vec<(f64, u64)> {
+    if columns == 0 || points.len() <= KEPT * columns || x1 <= x0 {
+        return points;
+    }
+    let column = |x: f64| {
+        let c = ((x - x0) / (x1 - x0) * columns as f64).floor();
+        if c > 0.0 {
+            (c as usize).min(columns - 1)
+        } else {
+            0
+        }
+    };
+    let mut out = Vec::with_capacity(KEPT * columns + KEPT);
+    let mut start = 0;
+    while start < points.len() {
+        let c = column(points[start].0);
+        let mut end = start + 1;
+        while end < points.len() && column(points[end].0) == c {
+            end += 1;
+        }
+        let run = &points[start..end];
+        let least = run.iter().map(|p| p.1).min().unwrap_or(0);
+        let most = run.iter().map(|p| p.1).max().unwrap_or(0);
+        let first = |v: u64| run.iter().position(|p| p.1 == v).unwrap_or(0);
+        let last = |v: u64| run.iter().rposition(|p| p.1 == v).unwrap_or(0);
+        let mut keep = [
+            0,
+            first(least),
+            last(least),
+            first(most),
+            last(most),
+            run.len() - 1,
+        ];
+        keep.sort_unstable();
+        let mut last = None;
+        for k in keep {
+            if last != Some(k) {
+                out.push(run[k]);
+                last = Some(k);
+            }
+        }
+        start = end;
     }
     out
 }
@@ -103,7 +162,53 @@ fn staircase(profile: &[(u32, u64)], steps: u32) -> Vec<(u32, u64)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{staircase, within};
+    use super::{per_column, staircase, within};
+
+    #[test]
+    fn per_column_keeps_each_columns_heights_and_ends() {
+        // a jagged staircase of 20,000 corners over 10,000 steps, in 300 columns
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 40
+        };
+        let profile: Vec<(u32, u64)> = (0..10_000).map(|s| (s, next() % 1000)).collect();
+        let points = within(&staircase(&profile, 10_000), 1234.5, 8765.25);
+        let columns = 300;
+        let kept = per_column(points.clone(), (1234.5, 8765.25), columns);
+        assert!(kept.len() <= 6 * columns, "{} points", kept.len());
+        assert_eq!(kept.first(), points.first());
+        assert_eq!(kept.last(), points.last());
+        // a subsequence of the line
+        let mut rest = points.iter();
+        assert!(kept.iter().all(|p| rest.any(|q| q == p)));
+        // the same lowest and highest in every column, reached over the same steps
+        let column = |x: f64| (((x - 1234.5) / (8765.25 - 1234.5) * 300.0) as usize).min(299);
+        let span = |line: &[(f64, u64)]| {
+            let mut span = vec![(u64::MAX, 0); columns];
+            for &(x, b) in line {
+                let c = &mut span[column(x)];
+                *c = (c.0.min(b), c.1.max(b));
+            }
+            let mut reach = vec![(f64::MAX, f64::MIN, f64::MAX, f64::MIN); columns];
+            for &(x, b) in line {
+                let (c, r) = (column(x), &mut reach[column(x)]);
+                if b == span[c].0 {
+                    (r.0, r.1) = (r.0.min(x), r.1.max(x));
+                }
+                if b == span[c].1 {
+                    (r.2, r.3) = (r.2.min(x), r.3.max(x));
+                }
+            }
+            (span, reach)
+        };
+        assert_eq!(span(&kept), span(&points));
+        // few corners stay as they are
+        let few = within(&staircase(&profile[..100], 100), 0.0, 100.0);
+        assert_eq!(per_column(few.clone(), (0.0, 100.0), 300), few);
+    }
 
     #[test]
     fn within_cuts_the_steps_to_the_window() {
