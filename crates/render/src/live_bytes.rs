@@ -87,8 +87,8 @@ fn within(points: &[(u32, u64)], x0: f64, x1: f64) -> Vec<(f64, u64)> {
 const KEPT: usize = 6;
 
 /// `points` (a line by `x` from `x0` to `x1`) as `columns` pixel columns show it:
-/// where a column holds more than six, only its first and last, and the first and
-/// last of its lowest and of its highest, in their order. The line drawn through
+/// when there are more than six a column, of each column only its first and last,
+/// and the first and last of its lowest and of its highest, in their order. The line drawn through
 /// those covers the same heights in every column, keeps the flat top and bottom,
 /// and meets the next column at the same point, so at the chart's resolution it is
 /// the same line; a plan of a million tensors has hundreds of thousands of corners
@@ -127,11 +127,11 @@ fn per_column(points: Vec<(f64, u64)>, (x0, x1): (f64, f64), columns: usize) -> 
             run.len() - 1,
         ];
         keep.sort_unstable();
-        let mut last = None;
+        let mut previous = None;
         for k in keep {
-            if last != Some(k) {
+            if previous != Some(k) {
                 out.push(run[k]);
-                last = Some(k);
+                previous = Some(k);
             }
         }
         start = end;
