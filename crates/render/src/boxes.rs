@@ -83,19 +83,10 @@ impl Affine {
     /// The backend pixel of data point `(x, y)`.
     #[inline(always)]
     pub(crate) fn at(&self, (x, y): (f64, f64)) -> (i32, i32) {
-        (self.column(x), self.row(y))
-    }
-
-    /// The backend pixel column of data point `x`: `at((x, _)).0`.
-    #[inline(always)]
-    pub(crate) fn column(&self, x: f64) -> i32 {
-        (self.x.0 * x + self.x.1).round_ties_even() as i32
-    }
-
-    /// The backend pixel row of data height `y`: `at((_, y)).1`.
-    #[inline(always)]
-    pub(crate) fn row(&self, y: f64) -> i32 {
-        (self.y.0 * y + self.y.1).round_ties_even() as i32
+        (
+            (self.x.0 * x + self.x.1).round_ties_even() as i32,
+            (self.y.0 * y + self.y.1).round_ties_even() as i32,
+        )
     }
 
     /// How many pixels tall `height` data units are.

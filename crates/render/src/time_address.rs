@@ -1,7 +1,6 @@
 //! The time-by-address chart: one rectangle per placed tensor, steps across and
 //! bytes up, coloured by pool, under lines at the peak and the lower bound.
 
-use super::boxes::{greater, lesser};
 use super::raster::on_white;
 use super::{
     chart_on, draw_boxes, frame, level_line, mesh_and_boxes, paint_boxes, pixel_size, pool_colour,
@@ -306,34 +305,20 @@ fn paint_fast<DB: DrawingBackend>(
     };
     let colours = PALETTE.map(|c| on_white(c, faded));
     let bytes = (bounds.y.0 * unit_bytes, bounds.y.1 * unit_bytes);
-    let (x0, x1) = bounds.x;
-    let (y0, y1) = bounds.y;
-    // units are powers of two (bytes, KiB, MiB...): multiplying by the inverse is
-    // dividing, exactly
-    let per_byte = 1.0 / unit_bytes;
     let mut named = Vec::new();
     for run in index.near(bounds.x, bytes) {
         for &t in run {
-            // `bounds.clip(corners(t, unit_bytes))`, unrolled (a tensor's corners are
-            // in order); byte counts stay below 2^63 (the arena is capped at 4 EiB),
-            // where the signed conversion is one instruction and the unsigned one
-            // several
-            let (from, to) = (f64::from(t.start), f64::from(t.end + 1));
-            let floor = greater(t.offset as i64 as f64 * per_byte, y0);
-            let ceiling = lesser((t.offset + t.size) as i64 as f64 * per_byte, y1);
-            if !(from < x1 && to > x0 && floor < ceiling) {
+            let Some(c) = bounds.clip(corners(t, unit_bytes)) else {
                 continue;
-            }
+            };
             let chosen = is_chosen(t.id, view);
             let colour = if chosen {
                 pool_colour(t.pool)
             } else {
                 colours[t.pool as usize % PALETTE.len()]
             };
-            let left = pixels.column(greater(from, x0));
-            let right = pixels.column(lesser(to, x1));
-            let bottom = pixels.row(floor);
-            let top = pixels.row(ceiling);
+            let (left, bottom) = pixels.at(c[0]);
+            let (right, top) = pixels.at(c[1]);
             let (wide, high) = (right - left, bottom - top);
             if (0..=1).contains(&wide) && (0..=1).contains(&high) {
                 raster.dot(left, top, colour);
@@ -403,12 +388,18 @@ impl<'p> Find<'p> {
 }
 
 /// The data corners of tensor `t`'s rectangle.
+/// Byte counts stay below 2^63 (the arena is capped at 4 EiB), where the signed
+/// conversion gives the same value as the unsigned one in one instruction (the
+/// unsigned one is a sequence on x86, natively and in V8); units are powers of two
+/// (bytes, KiB, MiB...), so multiplying by the inverse is dividing, exactly.
+#[inline(always)]
 fn corners(t: Slot, unit_bytes: f64) -> [(f64, f64); 2] {
+    let per_byte = 1.0 / unit_bytes;
     [
-        (f64::from(t.start), t.offset as f64 / unit_bytes),
+        (f64::from(t.start), t.offset as i64 as f64 * per_byte),
         (
             f64::from(t.end + 1),
-            (t.offset + t.size) as f64 / unit_bytes,
+            (t.offset + t.size) as i64 as f64 * per_byte,
         ),
     ]
 }
