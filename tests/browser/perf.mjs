@@ -34,9 +34,9 @@ const CHART = 'time-address';
 
 /** The durations of performance measure `name` so far, in ms. */
 const measures = (page, name) => page.evaluate((n) => performance.getEntriesByName(n).map((e) => e.duration), name);
-/** Every chart's draws so far, in the order made. */
-const allDraws = (page) => page.evaluate(() => performance.getEntriesByType('measure')
-  .filter((e) => e.name.startsWith('memplan:draw:')).map((e) => e.duration));
+/** Every chart's draws so far, in the order made: `[measure name, ms]`. */
+const draws = (page) => page.evaluate(() => performance.getEntriesByType('measure')
+  .filter((e) => e.name.startsWith('memplan:draw:')).map((e) => [e.name, e.duration]));
 
 /** Waits until the page is idle and two frames have passed. */
 async function frames(page) {
@@ -59,10 +59,9 @@ async function panZoom(page, count) {
   const box = await page.locator(`#${CHART}`).boundingBox();
   const at = (u, v) => [box.x + box.width * u, box.y + box.height * v];
   const times = [];
-  const perStep = [];
+  const steps = [];
   for (let k = 0; k < count; k += 1) {
-    const before = (await measures(page, `memplan:draw:${CHART}`)).length;
-    const beforeAll = (await allDraws(page)).length;
+    const before = (await draws(page)).length;
     if (k % 3 === 0) {
       await page.mouse.move(...at(0.3 + 0.4 * next(), 0.5));
       await page.mouse.wheel(0, k < count / 2 ? -120 : 120);
@@ -73,11 +72,11 @@ async function panZoom(page, count) {
       await page.mouse.up();
     }
     await frames(page);
-    const all = await measures(page, `memplan:draw:${CHART}`);
-    times.push(...all.slice(before));
-    perStep.push((await allDraws(page)).slice(beforeAll).reduce((a, b) => a + b, 0));
+    const made = (await draws(page)).slice(before);
+    times.push(...made.filter(([name]) => name === `memplan:draw:${CHART}`).map(([, ms]) => ms));
+    steps.push(made.reduce((sum, [, ms]) => sum + ms, 0));
   }
-  return { times, frames: perStep };
+  return { times, steps };
 }
 
 const tensors = Number(opts.tensors);
@@ -111,7 +110,7 @@ try {
   }, [CHART]);
   const moved = await panZoom(page, Number(opts.redraws));
   const redraws = moved.times.sort((a, b) => a - b);
-  const frameTimes = moved.frames.sort((a, b) => a - b);
+  const stepTimes = moved.steps.sort((a, b) => a - b);
   const rows = [
     ['graph', `${tensors.toLocaleString('en-US')} tensors (${shown.trim()} placed), ${opts.strategy}, canvas ${size}`],
     ['plan (worker round trip)', `${plan.toFixed(0)} ms`],
@@ -119,8 +118,8 @@ try {
     ['file to drawn page', `${total} ms`],
     [`pan/zoom redraw median (${redraws.length})`, `${quantile(redraws, 0.5).toFixed(1)} ms`],
     ['pan/zoom redraw p95', `${quantile(redraws, 0.95).toFixed(1)} ms`],
-    ['all charts per pan/zoom median', `${quantile(frameTimes, 0.5).toFixed(1)} ms`],
-    ['all charts per pan/zoom p95', `${quantile(frameTimes, 0.95).toFixed(1)} ms`],
+    ['all charts per pan/zoom median', `${quantile(stepTimes, 0.5).toFixed(1)} ms`],
+    ['all charts per pan/zoom p95', `${quantile(stepTimes, 0.95).toFixed(1)} ms`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
