@@ -68,6 +68,18 @@ pub(crate) fn chart_on<'a, DB: DrawingBackend>(
         YAxis::Rows => full_y,
         _ => view.window.up(full_y),
     };
+    chart_over(area, extent, (x0, x1), (y0, y1), view)
+}
+
+/// A chart on `area` over steps `x0..x1` by data units `y0..y1` of `extent`, nothing
+/// drawn yet, and the size of its y unit in data units.
+pub(crate) fn chart_over<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    extent: Extent,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+    view: &View,
+) -> Result<(Chart<'a, DB>, f64), DrawingAreaErrorKind<DB::ErrorType>> {
     let unit_bytes = match extent.y {
         YAxis::Bytes => unit_for(y1 as u64).1 as f64,
         _ => 1.0,
@@ -121,7 +133,9 @@ pub(crate) fn mesh<DB: DrawingBackend>(
 
 /// How a chart paints its boxes: as plotters rectangles (for SVG), or into a raster
 /// as large as the backend and already cleared to white, handed to the backend whole
-/// by `put` before the axes, lines and text go over it.
+/// by `put` before the axes, lines and text go over it. The time-by-address chart
+/// with a step index also takes a raster that holds its own last paint, which a pan
+/// shifts rather than paints again.
 pub enum Boxes<'r> {
     Shapes,
     Raster(&'r mut Raster, &'r mut dyn FnMut(&Raster)),

@@ -5,6 +5,7 @@
 //! their colours already blended onto white, and each is at least one pixel wide and
 //! high so that no tensor vanishes at any zoom.
 
+use super::time_address::Kept;
 use plotters::style::RGBColor;
 
 /// `width` x `height` pixels, four bytes (RGBA) each, row by row from the top.
@@ -13,6 +14,10 @@ pub struct Raster {
     width: usize,
     height: usize,
     bytes: Vec<u8>,
+    /// How the time-by-address chart painted these pixels, for its next paint.
+    pub(crate) kept: Option<Kept>,
+    /// Whether the last paint of that chart shifted the pixels it found here.
+    pub(crate) reused: bool,
 }
 
 impl Raster {
@@ -23,6 +28,8 @@ impl Raster {
 
     /// Resizes to `width` x `height` and paints every pixel `colour`.
     pub fn reset(&mut self, (width, height): (u32, u32), colour: RGBColor) {
+        self.kept = None;
+        self.reused = false;
         self.width = width as usize;
         self.height = height as usize;
         let rgba = rgba(colour);
@@ -42,6 +49,52 @@ impl Raster {
 
     pub fn height(&self) -> u32 {
         self.height as u32
+    }
+
+    /// Whether the last time-by-address chart painted here moved the pixels of the
+    /// one before it (a pan) and painted only what came into view.
+    pub fn reused(&self) -> bool {
+        self.reused
+    }
+
+    /// Moves the pixels of the `size` box at `at` (left, top) by `by` (right, down),
+    /// inside that box: those moved out of it are lost, those moved from outside it
+    /// are left as they were.
+    pub fn shift(
+        &mut self,
+        (left, top): (i32, i32),
+        (wide, high): (i32, i32),
+        (dx, dy): (i32, i32),
+    ) {
+        let clamp = |v: i32, most: usize| v.clamp(0, most as i32) as usize;
+        let (x0, x1) = (clamp(left, self.width), clamp(left + wide, self.width));
+        let (y0, y1) = (clamp(top, self.height), clamp(top + high, self.height));
+        // destination columns and rows: those whose source is inside the box too
+        let (to_x0, to_x1) = (
+            clamp(x0 as i32 + dx.max(0), x1),
+            clamp(x1 as i32 + dx.min(0), x1),
+        );
+        let (to_y0, to_y1) = (
+            clamp(y0 as i32 + dy.max(0), y1),
+            clamp(y1 as i32 + dy.min(0), y1),
+        );
+        if to_x0 >= to_x1 || to_y0 >= to_y1 {
+            return;
+        }
+        let stride = self.width * 4;
+        let from_x = (to_x0 as i32 - dx) as usize;
+        let length = (to_x1 - to_x0) * 4;
+        let mut copy = |y: usize| {
+            let from = (y as i32 - dy) as usize * stride + from_x * 4;
+            self.bytes
+                .copy_within(from..from + length, y * stride + to_x0 * 4);
+        };
+        // rows moving down are copied from the bottom up, so none is overwritten first
+        if dy > 0 {
+            (to_y0..to_y1).rev().for_each(&mut copy);
+        } else {
+            (to_y0..to_y1).for_each(&mut copy);
+        }
     }
 
     /// The pixels as RGBA bytes, as `ImageData` wants them.
@@ -81,22 +134,8 @@ impl Raster {
         }
     }
 
-    /// Paints the one pixel at `x`, `y` `colour`, if it is on the raster: what
-    /// [`Raster::fill`] does for a box no more than a pixel each way.
-    #[inline]
-    pub fn dot(&mut self, x: i32, y: i32, colour: RGBColor) {
-        if x < 0 || y < 0 || x as usize >= self.width || y as usize >= self.height {
-            return;
-        }
-        let at = (y as usize * self.width + x as usize) * 4;
-        if let Some(pixel) = self.bytes.get_mut(at..at + 4) {
-            pixel.copy_from_slice(&rgba(colour));
-        }
-    }
-
     /// Paints the column of pixels `x` by `top..bottom` `colour`, clipped to the
-    /// raster: what [`Raster::fill`] does for a box a pixel wide (or less) and more
-    /// than a pixel high (`bottom > top + 1`).
+    /// raster: what [`Raster::fill`] does for a box a pixel wide and `bottom > top`.
     #[inline]
     pub fn column(&mut self, x: i32, (top, bottom): (i32, i32), colour: RGBColor) {
         if x < 0 || x as usize >= self.width {
@@ -181,6 +220,41 @@ mod tests {
         assert_eq!(pixel(&r, 3, 4), [255, 0, 0, 255]);
         r.fill((-5, -5), (-1, -1), RED);
         assert_eq!(pixel(&r, 0, 0), [255, 255, 255, 255]);
+    }
+
+    #[test]
+    fn shifts_the_pixels_of_a_box_within_it() {
+        let (width, height) = (13, 9);
+        let mut before = Raster::new();
+        before.reset((width, height), RED);
+        for (i, b) in before.bytes.iter_mut().enumerate() {
+            *b = (i * 7 % 251) as u8;
+        }
+        let ((left, top), (wide, high)) = ((2, 1), (9, 6));
+        for dx in -10..=10 {
+            for dy in -7..=7 {
+                let mut r = before.clone();
+                r.shift((left, top), (wide, high), (dx, dy));
+                let inside = |x: i32, y: i32| {
+                    (left..left + wide).contains(&x) && (top..top + high).contains(&y)
+                };
+                for y in 0..height as i32 {
+                    for x in 0..width as i32 {
+                        let (sx, sy) = (x - dx, y - dy);
+                        let want = if inside(x, y) && inside(sx, sy) {
+                            pixel(&before, sx as usize, sy as usize)
+                        } else {
+                            pixel(&before, x as usize, y as usize)
+                        };
+                        assert_eq!(
+                            pixel(&r, x as usize, y as usize),
+                            want,
+                            "{dx},{dy} at {x},{y}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

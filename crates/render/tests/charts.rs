@@ -541,3 +541,89 @@ fn the_fast_painter_paints_the_pixels_of_every_tensor_visited() {
     }
     assert!(names > 0);
 }
+
+/// The pixels and the SVG of the time-by-address chart of `plan` painted into
+/// `raster` as the page paints its kept raster: not cleared first, so that a pan
+/// may shift what it holds.
+fn painted_on(
+    raster: &mut render::Raster,
+    plan: &memplan::Plan,
+    index: &render::StepIndex,
+    view: &View,
+) -> (Vec<u8>, String) {
+    let mut pixels = Vec::new();
+    let mut svg = String::new();
+    {
+        let (width, height) = (raster.width(), raster.height());
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        let mut put = |r: &render::Raster| pixels = r.bytes().to_vec();
+        let boxes = render::Boxes::Raster(raster, &mut put);
+        render::time_address_painted(&root, plan, Some(index), view, boxes, render::Paint::Fast)
+            .unwrap();
+        root.present().unwrap();
+    }
+    (pixels, svg)
+}
+
+#[test]
+fn a_pan_paints_the_pixels_a_fresh_paint_would() {
+    let plan = many_short_lives();
+    let index = render::StepIndex::new(&plan);
+    let tall = plan.tensors.iter().max_by_key(|t| t.size).unwrap().id;
+    let mut rng = common::Rng(11);
+    let mut fraction = |most: u64| rng.below(most) as f64 / 1000.0;
+    let mut starts = zooms();
+    starts.push(render::Window {
+        x0: 0.2,
+        x1: 0.35,
+        y0: 0.1,
+        y1: 0.5,
+    });
+    let mut kept = render::Raster::new();
+    kept.reset((900, 500), WHITE);
+    let (mut paints, mut reused, mut names) = (0, 0, 0);
+    for start in starts {
+        for scale in [1.0, 2.0] {
+            let mut window = start.clamped();
+            for k in 0..16 {
+                // both ends move alike, by up to a third of the window, now and
+                // then by more than all of it; the window stays inside the chart
+                let (w, h) = (window.x1 - window.x0, window.y1 - window.y0);
+                let far = if k % 7 == 6 { 3.0 } else { 1.0 };
+                let dx = ((fraction(667) - 0.333) * w * far).clamp(-window.x0, 1.0 - window.x1);
+                let dy = ((fraction(667) - 0.333) * h * far).clamp(-window.y0, 1.0 - window.y1);
+                window = render::Window {
+                    x0: window.x0 + dx,
+                    x1: window.x1 + dx,
+                    y0: window.y0 + dy,
+                    y1: window.y1 + dy,
+                };
+                let highlight = match k {
+                    0..=7 => None,
+                    8..=13 => Some(u64::from(tall)),
+                    _ => Some(u64::from(plan.tensors[k * 97 % plan.tensors.len()].id)),
+                };
+                let view = View {
+                    scale,
+                    highlight,
+                    window,
+                };
+                let (panned, panned_svg) = painted_on(&mut kept, &plan, &index, &view);
+                let (fresh, fresh_svg) = painted(&plan, &index, &view, render::Paint::Fast);
+                paints += 1;
+                reused += usize::from(kept.reused());
+                let differ = panned.iter().zip(&fresh).filter(|(a, b)| a != b).count();
+                assert_eq!(differ, 0, "{differ} bytes differ at {view:?}");
+                assert!(
+                    panned_svg == fresh_svg,
+                    "{view:?}: the axes, names or outline differ"
+                );
+                names += fresh_svg.matches("<text").count();
+            }
+        }
+    }
+    // most of these paints are pans that reuse the pixels (10 or more of each 16)
+    eprintln!("{reused} of {paints} paints reused");
+    assert!(reused * 2 > paints, "{reused} of {paints} paints reused");
+    assert!(names > 0);
+}

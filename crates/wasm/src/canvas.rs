@@ -196,18 +196,23 @@ pub(crate) fn bare_area(
 }
 
 /// Draws on `canvas` with `draw`, which paints a chart's boxes into `raster` (sized to
-/// the canvas and cleared to white first) and has it put on the canvas in one
-/// `putImageData` before drawing the rest over it.
+/// the canvas and cleared to white first, unless `keep` and it has the canvas's size
+/// already) and has it put on the canvas in one `putImageData` before drawing the
+/// rest over it.
 pub(crate) fn with_raster<T, E: std::fmt::Display>(
     canvas: HtmlCanvasElement,
     raster: &mut Raster,
+    keep: bool,
     draw: impl FnOnce(
         &DrawingArea<Canvas, memplan_render::plotters::coord::Shift>,
         &mut Raster,
         &mut dyn FnMut(&Raster),
     ) -> Result<T, E>,
 ) -> Result<T, Thrown> {
-    raster.reset((canvas.width(), canvas.height()), WHITE);
+    let size = (canvas.width(), canvas.height());
+    if !keep || (raster.width(), raster.height()) != size {
+        raster.reset(size, WHITE);
+    }
     let backend =
         Canvas::new(canvas).ok_or_else(|| Thrown::new("the canvas has no 2d drawing context"))?;
     let context = backend.context().clone();

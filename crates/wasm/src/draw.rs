@@ -46,7 +46,8 @@ pub struct Drawing {
     indexes: [Option<StepIndex>; 2],
     /// Colour key per tensor id instead of the pool (e.g. the producer's op type).
     keys: Option<Vec<u32>>,
-    raster: Raster,
+    /// Each slot's time-by-address pixels, kept so that a pan shifts them.
+    rasters: [Raster; 2],
     /// How the time-by-address boxes are painted: fast, or every tensor visited (the
     /// reference the page's tests hold the fast painter to).
     paint: Paint,
@@ -66,7 +67,7 @@ impl Drawing {
             reports: [None, None],
             indexes: [None, None],
             keys: None,
-            raster: Raster::new(),
+            rasters: [Raster::new(), Raster::new()],
             paint: Paint::Fast,
         }
     }
@@ -155,13 +156,19 @@ impl Drawing {
         slot: Option<u8>,
     ) -> Result<JsValue, Thrown> {
         let plan = &report(&self.reports, slot)?.plan;
-        let index = self.indexes[slot_index(slot)?].as_ref();
+        let slot = slot_index(slot)?;
+        let index = self.indexes[slot].as_ref();
         let view = view(scale, highlight.map(u64::from), window)?;
         let paint = self.paint;
-        let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
-            let boxes = Boxes::Raster(raster, put);
-            render::time_address_painted(root, plan, index, &view, boxes, paint)
-        })?;
+        let frame = with_raster(
+            canvas,
+            &mut self.rasters[slot],
+            true,
+            |root, raster, put| {
+                let boxes = Boxes::Raster(raster, put);
+                render::time_address_painted(root, plan, index, &view, boxes, paint)
+            },
+        )?;
         to_js(&frame)
     }
 

@@ -57,7 +57,7 @@ impl NpuDrawing {
             .get(level)
             .ok_or_else(|| Thrown::new(&format!("no level {level}")))?;
         let view = view(scale, highlight.map(|h| h as u64), window)?;
-        let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
+        let frame = with_raster(canvas, &mut self.raster, false, |root, raster, put| {
             render::level_chart_with(root, level, steps, &view, Boxes::Raster(raster, put))
         })?;
         to_js(&frame)

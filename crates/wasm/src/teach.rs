@@ -74,7 +74,7 @@ impl LessonDrawing {
         let at = moment(stage, index)?;
         let view = view(scale, None, window)?;
         let (lesson, plan) = (&self.lesson, &self.report.plan);
-        let frame = with_raster(canvas, &mut self.raster, |root, raster, put| {
+        let frame = with_raster(canvas, &mut self.raster, false, |root, raster, put| {
             render::lesson_time_address(root, lesson, plan, at, &view, Boxes::Raster(raster, put))
         })?;
         to_js(&frame)

@@ -1,14 +1,21 @@
 //! The time-by-address chart: one rectangle per placed tensor, steps across and
 //! bytes up, coloured by pool, under lines at the peak and the lower bound.
 
-use super::raster::on_white;
+mod pixels;
+
+use super::axes::{chart_over, mesh};
 use super::{
     chart_on, draw_boxes, frame, level_line, mesh_and_boxes, paint_boxes, pixel_size, pool_colour,
-    Affine, Bounds, Boxes, Chart, Extent, Frame, Raster, View, YAxis, BOUND, INK, PALETTE, PEAK,
+    Affine, Bounds, Boxes, Chart, Extent, Frame, View, YAxis, BOUND, INK, PEAK,
 };
 use memplan::plan::{Placement, Plan};
+pub(crate) use pixels::Kept;
+use pixels::{Painter, Pixels, NAME_HEIGHT, ROOMY};
+use plotters::coord::ranged1d::Ranged;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Draws `plan` on `area`: tensor `start..=end` by `offset..offset + size`.
 pub fn time_address<DB: DrawingBackend>(
@@ -44,11 +51,17 @@ pub struct StepIndex {
     long: Vec<Slot>,
     long_largest: u64,
     span: u32,
+    /// Told apart from every other index, so that a raster painted from one is
+    /// never taken for another's.
+    id: u64,
 }
+
+/// The number of step indexes made so far.
+static INDEXES: AtomicU64 = AtomicU64::new(0);
 
 /// What drawing needs of a tensor, packed and in drawing order so that a loop over a
 /// million of them reads memory in sequence.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Slot {
     start: u32,
     end: u32,
@@ -115,6 +128,7 @@ impl StepIndex {
             long,
             long_largest,
             span,
+            id: INDEXES.fetch_add(1, Ordering::Relaxed),
         }
     }
 
@@ -179,11 +193,11 @@ impl StepIndex {
 /// How an indexed chart finds and paints the boxes of its tensors in a raster.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Paint {
-    /// Only the runs of tensors the index finds near the window, painted by a loop
-    /// made for them, and names tried only in boxes that may hold one.
+    /// Only the tensors the index finds near the window, and after a pan only those
+    /// near the strips that came into view, the rest of the raster's pixels moved.
     Fast,
-    /// Every tensor visited in the index's order, clipped and painted box by box:
-    /// the reference that [`Paint::Fast`] must match pixel for pixel.
+    /// Every tensor visited in the index's order, into a raster painted afresh: the
+    /// reference that [`Paint::Fast`] must match pixel for pixel.
     Full,
 }
 
@@ -215,7 +229,36 @@ pub fn time_address_painted<DB: DrawingBackend>(
         y_top: max as f64 * 1.12,
         y: YAxis::Bytes,
     };
-    let (mut chart, unit_bytes) = chart_on(area, extent, view)?;
+    let (mut chart, unit_bytes, named) = match (boxes, index) {
+        (Boxes::Raster(raster, put), Some(index)) => {
+            let (chart, unit_bytes, named) =
+                paint_raster(area, extent, index, view, paint, raster)?;
+            put(raster);
+            (chart, unit_bytes, Some(named))
+        }
+        (boxes, _) => {
+            let (mut chart, unit_bytes) = chart_on(area, extent, view)?;
+            let find = Find {
+                plan,
+                index,
+                bounds: Bounds::of(&chart),
+                unit_bytes,
+                paint,
+            };
+            mesh_and_boxes(
+                &mut chart,
+                (extent, unit_bytes),
+                view,
+                boxes,
+                |chart| draw_boxes(chart, tensor_boxes(find, view), ROOMY, view),
+                |chart, raster| paint_boxes(chart, tensor_boxes(find, view), ROOMY, view, raster),
+            )?;
+            (chart, unit_bytes, None)
+        }
+    };
+    if named.is_some() {
+        mesh(&mut chart, extent, unit_bytes, view, false)?;
+    }
     let bounds = Bounds::of(&chart);
     let find = Find {
         plan,
@@ -224,21 +267,6 @@ pub fn time_address_painted<DB: DrawingBackend>(
         unit_bytes,
         paint,
     };
-    // with the fast painter, the tensors whose names may fit, found as it paints
-    let mut named: Option<Vec<Slot>> = None;
-    mesh_and_boxes(
-        &mut chart,
-        (extent, unit_bytes),
-        view,
-        boxes,
-        |chart| draw_boxes(chart, tensor_boxes(find, view), ROOMY, view),
-        |chart, raster| match (paint, index) {
-            (Paint::Fast, Some(index)) => {
-                named = Some(paint_fast(chart, index, bounds, unit_bytes, view, raster));
-            }
-            _ => paint_boxes(chart, tensor_boxes(find, view), ROOMY, view, raster),
-        },
-    )?;
     let mut chosen = None;
     let pixels = Affine::of(&chart);
     let tall = f64::from(view.px(NAME_HEIGHT)) - 1.0;
@@ -280,70 +308,60 @@ pub fn time_address_painted<DB: DrawingBackend>(
     Ok(frame(&chart, unit_bytes, view))
 }
 
-/// Paints the boxes of the tensors `index` finds inside `bounds` into `raster`, as
-/// [`paint_boxes`] paints them (the same pixels: the same clipping, mapping, colours
-/// and edges), one loop over packed tensors without a call per box. Returns the
-/// tensors whose names may fit in their boxes, and the chosen one, in order.
-fn paint_fast<DB: DrawingBackend>(
-    chart: &Chart<DB>,
+/// Paints the boxes of the tensors `index` finds on show into `raster` (sized to the
+/// backend), on whole pixels of the chart's scale so that a pan shifts what the
+/// raster holds (see `pixels`). Returns the chart over the window as painted, its y
+/// unit and the tensors whose names may fit.
+fn paint_raster<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    extent: Extent,
     index: &StepIndex,
-    bounds: Bounds,
-    unit_bytes: f64,
     view: &View,
-    raster: &mut Raster,
-) -> Vec<Slot> {
-    let pixels = Affine::of(chart);
-    let edge = view.px(1.0) as i32;
-    let roomy = view.px(ROOMY) as i32;
-    let tall = f64::from(view.px(NAME_HEIGHT)) - 1.0;
-    // name_inside measures with plotters' own mapping, a pixel or two off this one
-    let name_height = view.px(NAME_HEIGHT) as i32 - 4;
-    let name_width = 4 * view.px(4.0) as i32 - 4;
-    let faded = match view.highlight {
-        Some(_) => 0.45,
-        None => 0.9,
+    paint: Paint,
+    raster: &mut super::Raster,
+) -> Result<Painted<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    // where the plot lands does not depend on what it shows
+    let (probe, _) = chart_on(area, extent, view)?;
+    let (x, y) = (probe.x_range(), probe.y_range());
+    let (left, bottom) = probe.backend_coord(&(x.start, y.start));
+    let (right, top) = probe.backend_coord(&(x.end, y.end));
+    let plot = (left, top, right - left, bottom - top);
+    let pixels = Pixels::new(view.window, (extent.x.1, extent.y_top.max(1.0)), plot);
+    let (steps, bytes) = pixels.ranges();
+    let (chart, unit_bytes) = chart_over(area, extent, steps, bytes, view)?;
+    // grid lines at whole multiples of the ticks' step: the same values, so the same
+    // pixels, for every window that has that step; those just outside the window
+    // too, since the painter cuts them to it in pixels
+    let y = chart.y_range();
+    let ticks = RangedCoordf64::from(y.clone()).key_points(6usize);
+    let step = match ticks.as_slice() {
+        [a, b, ..] if b > a => Some(significant(b - a)),
+        _ => None,
     };
-    let colours = PALETTE.map(|c| on_white(c, faded));
-    let bytes = (bounds.y.0 * unit_bytes, bounds.y.1 * unit_bytes);
-    let mut named = Vec::new();
-    for run in index.near(bounds.x, bytes) {
-        for &t in run {
-            let Some(c) = bounds.clip(corners(t, unit_bytes)) else {
-                continue;
-            };
-            let chosen = is_chosen(t.id, view);
-            let colour = if chosen {
-                pool_colour(t.pool)
-            } else {
-                colours[t.pool as usize % PALETTE.len()]
-            };
-            let (left, bottom) = pixels.at(c[0]);
-            let (right, top) = pixels.at(c[1]);
-            let (wide, high) = (right - left, bottom - top);
-            if (0..=1).contains(&wide) && (0..=1).contains(&high) {
-                raster.dot(left, top, colour);
-                if chosen {
-                    named.push(t);
-                }
-                continue;
-            }
-            if (0..=1).contains(&wide) && high > 1 {
-                raster.column(left, (top, bottom), colour);
-            } else {
-                raster.fill((left, top), (right, bottom), colour);
-            }
-            if wide >= roomy && high >= roomy {
-                raster.outline((left, top), (right, bottom), edge, WHITE);
-            }
-            let roomy_name = high >= name_height
-                && wide >= name_width
-                && pixels.height(t.size as f64 / unit_bytes) >= tall;
-            if chosen || roomy_name {
-                named.push(t);
-            }
+    let lines = match step {
+        Some(step) => {
+            let (first, last) = ((y.start / step).floor() - 1.0, (y.end / step).ceil() + 1.0);
+            (first as i64..=last as i64)
+                .map(|k| k as f64 * step * unit_bytes)
+                .collect()
         }
-    }
-    named
+        None => ticks.iter().map(|v| v * unit_bytes).collect(),
+    };
+    let painter = Painter::new(pixels, view, lines, step.map(|s| s * unit_bytes));
+    let key = painter.key(index, (raster.width(), raster.height()), view);
+    let named = painter.paint_window(index, key, paint, raster);
+    Ok((chart, unit_bytes, named))
+}
+
+/// A chart over the window as painted, its y unit in bytes, and the tensors whose
+/// names may fit in their boxes.
+type Painted<'a, DB> = (Chart<'a, DB>, f64, Vec<Slot>);
+
+/// `v` (positive) to three significant digits, so that steps that differ in their
+/// last bits are the same step.
+fn significant(v: f64) -> f64 {
+    let magnitude = 10f64.powi(v.log10().floor() as i32);
+    (v / magnitude * 100.0).round() / 100.0 * magnitude
 }
 
 /// Where a chart's tensors come from: the plan in its order, or its index (all of
@@ -416,12 +434,6 @@ fn alpha(t: Slot, view: &View) -> f64 {
         None => 0.9,
     }
 }
-
-/// A tensor's name is written inside its box from this many CSS pixels high.
-const NAME_HEIGHT: f64 = 16.0;
-
-/// Tensors shown get a white edge from this many CSS pixels up.
-const ROOMY: f64 = 6.0;
 
 /// The boxes of the tensors `find` finds inside its bounds: pool colour, faded
 /// unless chosen.
