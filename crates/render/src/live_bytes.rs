@@ -44,7 +44,7 @@ pub fn live_bytes<DB: DrawingBackend>(
     }
     let x = chart.x_range();
     let columns = chart.plotting_area().dim_in_pixel().0 as usize;
-    let points = within(&staircase(profile, steps.max(1)), x.start, x.end);
+    let points = window_of(profile, steps.max(1), (x.start, x.end));
     let points = per_column(points, (x.start, x.end), columns)
         .into_iter()
         .map(|(s, b)| (s, b as f64 / unit_bytes));
@@ -55,6 +55,18 @@ pub fn live_bytes<DB: DrawingBackend>(
     let bound = ("lower bound", BOUND, false, true);
     level_line(&chart, lower_bound, unit_bytes, bound, view)?;
     Ok(frame(&chart, unit_bytes, view))
+}
+
+/// The part of the step function of `profile` over `steps` between `x0` and `x1`:
+/// the staircase of the changes from the last at or before `x0` to the first at or
+/// after `x1` alone, the rest of a long profile left unvisited.
+fn window_of(profile: &[(u32, u64)], steps: u32, (x0, x1): (f64, f64)) -> Vec<(f64, u64)> {
+    let profile = &profile[..profile.partition_point(|&(s, _)| s <= steps)];
+    let from = profile
+        .partition_point(|&(s, _)| f64::from(s) <= x0)
+        .saturating_sub(1);
+    let to = (profile.partition_point(|&(s, _)| f64::from(s) < x1) + 1).min(profile.len());
+    within(&staircase(&profile[from..to.max(from)], steps), x0, x1)
 }
 
 /// The part of the step function with corners `points` (by step) between `x0` and
@@ -162,7 +174,7 @@ fn staircase(profile: &[(u32, u64)], steps: u32) -> Vec<(u32, u64)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{per_column, staircase, within};
+    use super::{per_column, staircase, window_of, within};
 
     #[test]
     fn per_column_keeps_each_columns_heights_and_ends() {
@@ -222,6 +234,40 @@ mod tests {
             within(&points, 3.5, 4.0),
             vec![(3.5, 2), (4.0, 2), (4.0, 0)]
         );
+    }
+
+    #[test]
+    fn a_window_of_the_profile_is_that_of_the_whole_staircase() {
+        let mut seed = 11u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..300 {
+            let steps = 1 + next(60) as u32;
+            let mut profile = Vec::new();
+            let mut step = next(3) as u32;
+            while step <= steps + 2 {
+                profile.push((step, next(5)));
+                step += 1 + next(4) as u32;
+            }
+            let mut ends = [
+                next(4 * u64::from(steps)) as f64 / 3.0,
+                next(4 * u64::from(steps)) as f64 / 3.0,
+            ];
+            ends.sort_by(f64::total_cmp);
+            if ends[0] == ends[1] {
+                ends[1] += 0.5;
+            }
+            let window = (ends[0], ends[1]);
+            assert_eq!(
+                window_of(&profile, steps, window),
+                within(&staircase(&profile, steps), window.0, window.1),
+                "{profile:?} over {steps} steps, {window:?}"
+            );
+        }
     }
 
     #[test]
