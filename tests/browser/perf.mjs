@@ -60,6 +60,7 @@ async function panZoom(page, count) {
   const at = (u, v) => [box.x + box.width * u, box.y + box.height * v];
   const times = [];
   const steps = [];
+  const charts = {};
   for (let k = 0; k < count; k += 1) {
     const before = (await draws(page)).length;
     if (k % 3 === 0) {
@@ -75,8 +76,9 @@ async function panZoom(page, count) {
     const made = (await draws(page)).slice(before);
     times.push(...made.filter(([name]) => name === `memplan:draw:${CHART}`).map(([, ms]) => ms));
     steps.push(made.reduce((sum, [, ms]) => sum + ms, 0));
+    for (const [name, ms] of made) (charts[name.replace('memplan:draw:', '')] ??= []).push(ms);
   }
-  return { times, steps };
+  return { times, steps, charts };
 }
 
 const tensors = Number(opts.tensors);
@@ -120,6 +122,10 @@ try {
     ['pan/zoom redraw p95', `${quantile(redraws, 0.95).toFixed(1)} ms`],
     ['all charts per pan/zoom median', `${quantile(stepTimes, 0.5).toFixed(1)} ms`],
     ['all charts per pan/zoom p95', `${quantile(stepTimes, 0.95).toFixed(1)} ms`],
+    ...Object.entries(moved.charts).map(([name, ms]) => {
+      const sorted = ms.sort((a, b) => a - b);
+      return [`  ${name} median / p95 (${ms.length})`, `${quantile(sorted, 0.5).toFixed(1)} / ${quantile(sorted, 0.95).toFixed(1)} ms`];
+    }),
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
