@@ -2,6 +2,7 @@
 //! bytes up, coloured by pool, under lines at the peak and the lower bound.
 
 mod pixels;
+mod radix;
 
 use super::axes::{chart_over, mesh};
 use super::{
@@ -106,8 +107,24 @@ impl StepIndex {
                 ..Slot::of(i, t)
             })
             .partition(|t| t.end.saturating_sub(t.start) < span);
-        // ties keep the plan's order, so that the drawing order is the plan's own
-        short.sort_by_key(|t| (t.start / span, t.offset));
+        // ties keep the plan's order, so that the drawing order is the plan's own;
+        // by one key, bucket above offset, when the two fit in 64 bits
+        let buckets = short.last().map_or(0, |_| plan.steps / span + 1);
+        let offset_bits = u64::BITS
+            - short
+                .iter()
+                .map(|t| t.offset)
+                .max()
+                .unwrap_or(0)
+                .leading_zeros();
+        let bucket_bits = u32::BITS - buckets.leading_zeros();
+        if offset_bits + bucket_bits <= u64::BITS {
+            radix::sort_by_key(&mut short, |t| {
+                u64::from(t.start / span) << offset_bits | t.offset
+            });
+        } else {
+            short.sort_by_key(|t| (t.start / span, t.offset));
+        }
         long.sort_by_key(|t| t.offset);
         let buckets = short.last().map_or(0, |t| (t.start / span) as usize + 1);
         let mut starts = vec![0; buckets + 1];
