@@ -398,6 +398,9 @@ async function setup() {
           state.drawing?.setFullPaint?.(false);
         }
       },
+      // whether the last time-by-address draw of the main plan shifted the pixels of an
+      // earlier one (a pan, or a zoom back to a scale drawn before) rather than paint all
+      reusedPixels: () => state.drawing?.reusedPixels?.(0) ?? false,
     };
   } catch (e) {
     graphName.textContent = 'not loaded';

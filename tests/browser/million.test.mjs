@@ -65,6 +65,7 @@ async function plan(page, csv) {
   await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.6, { steps: 2 });
   await page.mouse.up();
   await settled(page);
+  check('a pan shifts the pixels drawn before it', await page.evaluate(() => window.memplanDebug.reusedPixels()));
   await samePixels(page, 'panned');
   await page.locator(`#${CHART}`).focus();
   await page.keyboard.press('0');

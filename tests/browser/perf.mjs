@@ -61,6 +61,8 @@ async function panZoom(page, count) {
   const times = [];
   const steps = [];
   const charts = {};
+  const reused = {};
+  const kinds = {};
   for (let k = 0; k < count; k += 1) {
     const before = (await draws(page)).length;
     if (k % 3 === 0) {
@@ -74,11 +76,15 @@ async function panZoom(page, count) {
     }
     await frames(page);
     const made = (await draws(page)).slice(before);
-    times.push(...made.filter(([name]) => name === `memplan:draw:${CHART}`).map(([, ms]) => ms));
+    const drawn = made.filter(([name]) => name === `memplan:draw:${CHART}`).map(([, ms]) => ms);
+    times.push(...drawn);
+    const kind = k % 3 !== 0 ? 'pans' : k < count / 2 ? 'zooms in' : 'zooms out';
+    (kinds[kind] ??= []).push(...drawn);
+    if (await page.evaluate(() => window.memplanDebug.reusedPixels?.())) reused[kind] = (reused[kind] ?? 0) + 1;
     steps.push(made.reduce((sum, [, ms]) => sum + ms, 0));
     for (const [name, ms] of made) (charts[name.replace('memplan:draw:', '')] ??= []).push(ms);
   }
-  return { times, steps, charts };
+  return { times, steps, charts, reused, kinds };
 }
 
 const tensors = Number(opts.tensors);
@@ -122,6 +128,10 @@ try {
     ['pan/zoom redraw p95', `${quantile(redraws, 0.95).toFixed(1)} ms`],
     ['all charts per pan/zoom median', `${quantile(stepTimes, 0.5).toFixed(1)} ms`],
     ['all charts per pan/zoom p95', `${quantile(stepTimes, 0.95).toFixed(1)} ms`],
+    ...Object.entries(moved.kinds).map(([kind, ms]) => {
+      const sorted = ms.sort((a, b) => a - b);
+      return [`  ${kind}: median, most, pixels reused`, `${quantile(sorted, 0.5).toFixed(1)} ms, ${sorted[sorted.length - 1].toFixed(1)} ms, ${moved.reused[kind] ?? 0} of ${ms.length}`];
+    }),
     ...Object.entries(moved.charts).map(([name, ms]) => {
       const sorted = ms.sort((a, b) => a - b);
       return [`  ${name} median / p95 (${ms.length})`, `${quantile(sorted, 0.5).toFixed(1)} / ${quantile(sorted, 0.95).toFixed(1)} ms`];

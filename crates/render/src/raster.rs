@@ -18,7 +18,14 @@ pub struct Raster {
     pub(crate) kept: Option<Kept>,
     /// Whether the last paint of that chart shifted the pixels it found here.
     pub(crate) reused: bool,
+    /// That chart's earlier paints at other scales, most recent first, with their
+    /// pixels: a zoom back to one of them shifts those.
+    pub(crate) spare: Vec<(Kept, Vec<u8>)>,
 }
+
+/// Bytes of pixels at most kept aside in [`Raster::spare`], and paints at most.
+const SPARE_BYTES: usize = 48 << 20;
+const SPARE: usize = 4;
 
 impl Raster {
     /// An empty raster; [`Raster::reset`] sizes it.
@@ -30,6 +37,9 @@ impl Raster {
     pub fn reset(&mut self, (width, height): (u32, u32), colour: RGBColor) {
         self.kept = None;
         self.reused = false;
+        if (width as usize, height as usize) != (self.width, self.height) {
+            self.spare.clear();
+        }
         self.width = width as usize;
         self.height = height as usize;
         let rgba = rgba(colour);
@@ -49,6 +59,46 @@ impl Raster {
 
     pub fn height(&self) -> u32 {
         self.height as u32
+    }
+
+    /// Puts the paint on hand (`held`, what its pixels are) aside, and takes up the
+    /// spare paint `usable` accepts, if any: its pixels become this raster's, and
+    /// what they are is returned. Spare paints `kin` rejects (another plan or size)
+    /// are dropped first.
+    pub(crate) fn recall(
+        &mut self,
+        held: Option<Kept>,
+        kin: impl Fn(&Kept) -> bool,
+        usable: impl Fn(&Kept) -> bool,
+    ) -> Option<Kept> {
+        self.spare.retain(|(k, _)| kin(k));
+        let found = self.spare.iter().position(|(k, _)| usable(k));
+        let Some(held) = held else {
+            let (kept, bytes) = self.spare.remove(found?);
+            self.bytes = bytes;
+            return Some(kept);
+        };
+        let (kept, bytes) = match found {
+            Some(i) => {
+                let (k, b) = self.spare.remove(i);
+                (Some(k), b)
+            }
+            // the oldest's pixels are written over rather than a buffer made anew
+            None if self.spare.len() >= SPARE => {
+                (None, self.spare.pop().map(|s| s.1).unwrap_or_default())
+            }
+            None => (None, Vec::new()),
+        };
+        let before = std::mem::replace(&mut self.bytes, bytes);
+        self.spare.insert(0, (held, before));
+        let mut total = 0;
+        let most = self.spare.iter().take_while(|(_, b)| {
+            total += b.len();
+            total <= SPARE_BYTES
+        });
+        let keep = most.count().min(SPARE);
+        self.spare.truncate(keep);
+        kept
     }
 
     /// Whether the last time-by-address chart painted here moved the pixels of the

@@ -627,3 +627,64 @@ fn a_pan_paints_the_pixels_a_fresh_paint_would() {
     assert!(reused * 2 > paints, "{reused} of {paints} paints reused");
     assert!(names > 0);
 }
+
+/// `w` zoomed by `factor` around fractions (u, v) of it, as the page's wheel zooms.
+fn zoom_at(w: render::Window, (u, v): (f64, f64), factor: f64) -> render::Window {
+    let span = |a: f64, b: f64, at: f64| {
+        let width = ((b - a) * factor).clamp(1e-3, 1.0);
+        let point = a + at * (b - a);
+        let start = (point - at * width).max(0.0).min(1.0 - width);
+        (start, start + width)
+    };
+    let (x0, x1) = span(w.x0, w.x1, u);
+    let (y0, y1) = span(w.y0, w.y1, v);
+    render::Window { x0, x1, y0, y1 }
+}
+
+#[test]
+fn a_zoom_back_to_an_earlier_scale_shifts_the_pixels_painted_there() {
+    let plan = many_short_lives();
+    let index = render::StepIndex::new(&plan);
+    let mut kept = render::Raster::new();
+    kept.reset((900, 500), WHITE);
+    let (ins, outs) = ((-0.24f64).exp(), 0.24f64.exp());
+    let start = render::Window {
+        x0: 0.2,
+        x1: 0.5,
+        y0: 0.1,
+        y1: 0.6,
+    };
+    let w1 = zoom_at(start, (0.5, 0.5), ins);
+    let w2 = zoom_at(w1, (0.4, 0.6), ins);
+    let w3 = zoom_at(w2, (0.6, 0.45), outs);
+    let w4 = zoom_at(w3, (0.45, 0.5), outs);
+    let full = render::Window::FULL;
+    let w5 = zoom_at(full, (0.3, 0.3), ins);
+    // (window, whether its pixels come from an earlier paint)
+    let steps = [
+        (start, false),
+        (w1, false),
+        (w2, false),
+        (w3, true),
+        (w4, true),
+        (full, false),
+        (w5, false),
+        (full, true),
+        (w2, true),
+    ];
+    for (window, reused) in steps {
+        let view = View {
+            window,
+            ..View::default()
+        };
+        let (panned, panned_svg) = painted_on(&mut kept, &plan, &index, &view);
+        let (fresh, fresh_svg) = painted(&plan, &index, &view, render::Paint::Fast);
+        assert_eq!(kept.reused(), reused, "{window:?}");
+        let differ = panned.iter().zip(&fresh).filter(|(a, b)| a != b).count();
+        assert_eq!(differ, 0, "{differ} bytes differ at {window:?}");
+        assert!(
+            panned_svg == fresh_svg,
+            "{window:?}: the axes, names or outline differ"
+        );
+    }
+}

@@ -135,6 +135,14 @@ impl Drawing {
         self.paint = if full { Paint::Full } else { Paint::Fast };
     }
 
+    /// Whether the last time-by-address chart drawn of the plan in `slot` shifted
+    /// the pixels of an earlier one (a pan, or a zoom back to a scale drawn
+    /// before) and painted only what came into view.
+    #[wasm_bindgen(js_name = reusedPixels)]
+    pub fn reused_pixels(&self, slot: u8) -> Result<bool, Thrown> {
+        Ok(self.rasters[slot_index(Some(slot))?].reused())
+    }
+
     /// Forgets the plan in `slot`.
     pub fn clear(&mut self, slot: u8) -> Result<(), Thrown> {
         let slot = slot_index(Some(slot))?;

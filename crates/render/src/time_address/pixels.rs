@@ -366,8 +366,9 @@ impl Painter {
 
     /// Paints the window into `raster`: the tensors `index` finds
     /// near it, or all of them for [`Paint::Full`]. When the raster holds this
-    /// chart painted with the same `key` for a window less than its size away, its
-    /// pixels are shifted and only the strips that came into view are painted.
+    /// chart painted with the same `key` for a window less than its size away (or
+    /// has such a paint put aside, from before a zoom), its pixels are shifted and
+    /// only the strips that came into view are painted.
     /// Returns the tensors whose names may fit in their boxes, and the chosen one,
     /// in the plan's order.
     pub(crate) fn paint_window(
@@ -378,16 +379,26 @@ impl Painter {
         raster: &mut Raster,
     ) -> Vec<Slot> {
         let window = self.pixels.window();
-        let kept = raster.kept.take();
         raster.reused = false;
-        let reuse = match (&key, kept, paint) {
-            (Some(key), Some(kept), Paint::Fast) if kept.key == *key => {
-                let (dx, dy) = (window.x0 - kept.origin.0, window.y0 - kept.origin.1);
-                let near = dx.abs() < window.wide() && dy.abs() < window.high();
-                near.then_some((dx, dy, kept.named))
-            }
-            _ => None,
+        // a paint of the same key less than a window away: the one on hand, else
+        // one put aside at an earlier zoom
+        let usable = |kept: &Kept| {
+            let (dx, dy) = (window.x0 - kept.origin.0, window.y0 - kept.origin.1);
+            let near = dx.abs() < window.wide() && dy.abs() < window.high();
+            paint == Paint::Fast && key.as_ref() == Some(&kept.key) && near
         };
+        let kin = |kept: &Kept| {
+            key.as_ref()
+                .is_some_and(|key| (key.index, key.size) == (kept.key.index, kept.key.size))
+        };
+        let kept = match raster.kept.take() {
+            Some(kept) if usable(&kept) => Some(kept),
+            held => raster.recall(held, kin, usable),
+        };
+        let reuse = kept.map(|kept| {
+            let (dx, dy) = (window.x0 - kept.origin.0, window.y0 - kept.origin.1);
+            (dx, dy, kept.named)
+        });
         let mut named = Vec::new();
         match reuse {
             Some((dx, dy, before)) => {
