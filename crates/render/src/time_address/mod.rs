@@ -109,18 +109,14 @@ impl StepIndex {
             .partition(|t| t.end.saturating_sub(t.start) < span);
         // ties keep the plan's order, so that the drawing order is the plan's own;
         // by one key, bucket above offset, when the two fit in 64 bits
-        let buckets = short.last().map_or(0, |_| plan.steps / span + 1);
-        let offset_bits = u64::BITS
-            - short
-                .iter()
-                .map(|t| t.offset)
-                .max()
-                .unwrap_or(0)
-                .leading_zeros();
-        let bucket_bits = u32::BITS - buckets.leading_zeros();
+        let bits = |most: Option<u64>| u64::BITS - most.unwrap_or(0).leading_zeros();
+        let offset_bits = bits(short.iter().map(|t| t.offset).max());
+        let bucket_bits = bits(short.iter().map(|t| u64::from(t.start / span)).max());
         if offset_bits + bucket_bits <= u64::BITS {
+            // (with every offset needing all 64 bits, every bucket is 0)
             radix::sort_by_key(&mut short, |t| {
-                u64::from(t.start / span) << offset_bits | t.offset
+                let bucket = u64::from(t.start / span);
+                bucket.checked_shl(offset_bits).unwrap_or(0) | t.offset
             });
         } else {
             short.sort_by_key(|t| (t.start / span, t.offset));

@@ -271,10 +271,10 @@ impl Painter {
         let b = self.pixels.world(t);
         let edged = b.wide() >= self.roomy && b.high() >= self.roomy;
         let reach = if edged { self.edge } else { 0 };
-        if b.x1 + reach <= clip.x0
-            || b.x0 - reach >= clip.x1
-            || b.y1 + reach <= clip.y0
-            || b.y0 - reach >= clip.y1
+        if b.x1.saturating_add(reach) <= clip.x0
+            || b.x0.saturating_sub(reach) >= clip.x1
+            || b.y1.saturating_add(reach) <= clip.y0
+            || b.y0.saturating_sub(reach) >= clip.y1
         {
             return None;
         }
