@@ -64,7 +64,9 @@ async function load(data, name, origin, options = {}, failed = null) {
   let opened;
   const read = { dims: { ...(options.dims ?? {}) }, values: { ...(options.values ?? {}) } };
   try {
+    const started = performance.now();
     opened = await planner.request('open', { data, name, read });
+    performance.measure('memplan:open', { start: started });
   } catch (e) {
     if (e instanceof planner.Cancelled) return false;
     if (failed) {

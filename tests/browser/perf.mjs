@@ -109,6 +109,7 @@ try {
   const shown = await page.locator('#sum-tensors').textContent();
   const size = await page.evaluate((id) => { const c = document.getElementById(id); return `${c.width}x${c.height}`; }, CHART);
   const [plan] = await measures(page, 'memplan:plan');
+  const opened = (await measures(page, 'memplan:open')).at(-1);
   // the first draw of the new plan: the page may redraw the graph it showed before
   // while the worker plans, so the draws that began before the plan came back do not count
   const first = await page.evaluate(([chart]) => {
@@ -121,6 +122,7 @@ try {
   const stepTimes = moved.steps.sort((a, b) => a - b);
   const rows = [
     ['graph', `${tensors.toLocaleString('en-US')} tensors (${shown.trim()} placed), ${opts.strategy}, canvas ${size}`],
+    ['open (worker round trip)', `${opened.toFixed(0)} ms`],
     ['plan (worker round trip)', `${plan.toFixed(0)} ms`],
     ['first draw', first === undefined ? 'none after the plan' : `${first.toFixed(1)} ms`],
     ['file to drawn page', `${total} ms`],
