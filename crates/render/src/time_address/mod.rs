@@ -351,16 +351,18 @@ fn paint_raster<'a, DB: DrawingBackend>(
         [a, b, ..] if b > a => Some(significant(b - a)),
         _ => None,
     };
+    // the lines' bytes depend on the step in bytes alone, which the raster's key holds
+    let step = step.map(|s| s * unit_bytes);
     let lines = match step {
         Some(step) => {
-            let (first, last) = ((y.start / step).floor() - 1.0, (y.end / step).ceil() + 1.0);
-            (first as i64..=last as i64)
-                .map(|k| k as f64 * step * unit_bytes)
+            let (from, to) = (y.start * unit_bytes / step, y.end * unit_bytes / step);
+            (from.floor() as i64 - 1..=to.ceil() as i64 + 1)
+                .map(|k| k as f64 * step)
                 .collect()
         }
         None => ticks.iter().map(|v| v * unit_bytes).collect(),
     };
-    let painter = Painter::new(pixels, view, lines, step.map(|s| s * unit_bytes));
+    let painter = Painter::new(pixels, view, lines, step);
     let key = painter.key(index, (raster.width(), raster.height()), view);
     let named = painter.paint_window(index, key, paint, raster);
     Ok((chart, unit_bytes, named))
