@@ -54,3 +54,14 @@ use boxes::{
 };
 use legend::{label, legend, legend_layout, row_label};
 use view::Chart;
+
+/// A seeded generator for the unit tests: each call gives a number below `n`.
+#[cfg(test)]
+pub(crate) fn test_numbers(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    }
+}

@@ -238,13 +238,7 @@ mod tests {
 
     #[test]
     fn a_window_of_the_profile_is_that_of_the_whole_staircase() {
-        let mut seed = 11u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut next = crate::test_numbers(11);
         for _ in 0..300 {
             let steps = 1 + next(60) as u32;
             let mut profile = Vec::new();

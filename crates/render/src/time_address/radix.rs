@@ -46,13 +46,7 @@ pub(super) fn sort_by_key<T: Copy>(items: &mut Vec<T>, key: impl Fn(&T) -> u64) 
 mod tests {
     #[test]
     fn sorts_as_the_stable_sort_does() {
-        let mut seed = 3u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut next = crate::test_numbers(3);
         for (len, most) in [
             (0, 1),
             (1, 5),
