@@ -8,25 +8,48 @@ use memplan_formats::source::Source;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::Instant;
 
-/// The heap in use and its high-water mark, counted by the binary's allocator.
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// The heap in use and its high-water mark, counted by the binary's allocator
+/// while [`COUNTING`] is on (only `bench-import` turns it on: every other command
+/// allocates without touching these shared counters). Signed, because a block
+/// allocated before the counting began may be freed after: the figures used are
+/// differences within one run.
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
 
 pub struct Counting;
 
+impl Counting {
+    fn grew(by: isize) {
+        if COUNTING.load(Ordering::Relaxed) {
+            let live = LIVE.fetch_add(by, Ordering::Relaxed) + by;
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+    }
+}
+
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
+        Counting::grew(layout.size() as isize);
         System.alloc(layout)
     }
 
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        Counting::grew(layout.size() as isize);
+        System.alloc_zeroed(layout)
+    }
+
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        Counting::grew(-(layout.size() as isize));
         System.dealloc(ptr, layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        Counting::grew(new_size as isize - layout.size() as isize);
+        System.realloc(ptr, layout, new_size)
     }
 }
 
@@ -77,13 +100,14 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         let mut times = Vec::with_capacity(RUNS);
         let mut peak = 0;
         let mut last = None;
+        COUNTING.store(true, Ordering::Relaxed);
         for _ in 0..RUNS {
             let before = LIVE.load(Ordering::Relaxed);
             PEAK.store(before, Ordering::Relaxed);
             let started = Instant::now();
             let graph = formats::read_source(&src, common.format, stem, &common.read);
             times.push(started.elapsed().as_secs_f64() * 1e3);
-            peak = peak.max(PEAK.load(Ordering::Relaxed) - before);
+            peak = peak.max((PEAK.load(Ordering::Relaxed) - before).max(0) as usize);
             last = Some(graph);
         }
         times.sort_by(f64::total_cmp);
