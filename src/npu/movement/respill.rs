@@ -11,7 +11,7 @@
 
 use super::super::case::{Case, NodeId};
 use super::super::residency::reorder::{pick_move, OpOrder};
-use super::spill::{place, place_within, NpuPlan, SpillOptions};
+use super::spill::{place_reusing, NpuPlan, Scratch, SpillOptions};
 use crate::rng::Rng;
 
 /// `start` (a topological order of all nodes) improved by block moves of its ops
@@ -31,7 +31,10 @@ pub fn improve(
 ) -> Option<NpuPlan> {
     let mut search = OpOrder::new(case, start);
     let n = search.op_count();
-    let mut plan = place(case, &search.order(), opts).ok()?;
+    let mut scratch = Scratch::default();
+    let mut plan = place_reusing(case, &search.order(), opts, u64::MAX, &mut scratch)
+        .ok()
+        .flatten()?;
     let first = plan.extra_movement();
     if n < 2 || first == 0 {
         return None;
@@ -49,14 +52,14 @@ pub fn improve(
         }
         let order = search.order();
         work += order.len() as u64;
-        match place_within(case, &order, opts, plan.extra_movement()) {
+        match place_reusing(case, &order, opts, plan.extra_movement(), &mut scratch) {
             Ok(Some(next)) => {
                 if next.extra_movement() < best.as_ref().map_or(first, |b| b.extra_movement()) {
                     watch(Some(&next));
                     best = Some(next.clone());
                 }
                 hot = spill_ops(case, &next);
-                plan = next;
+                scratch.recycle(std::mem::replace(&mut plan, next));
             }
             _ => search.unslide(a, a + len, to),
         }

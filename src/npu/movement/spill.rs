@@ -127,18 +127,67 @@ pub fn place_within(
     opts: SpillOptions,
     limit: u64,
 ) -> Result<Option<NpuPlan>, Error> {
-    let mut a = Allocator::new(case, order, opts);
+    place_reusing(case, order, opts, limit, &mut Scratch::default())
+}
+
+/// [`place_within`] in the working memory of `scratch`, which keeps it for the
+/// next placement (a search places thousands of orders of one case).
+pub fn place_reusing(
+    case: &Case,
+    order: &[NodeId],
+    opts: SpillOptions,
+    limit: u64,
+    scratch: &mut Scratch,
+) -> Result<Option<NpuPlan>, Error> {
+    let mut a = Allocator::new(case, order, opts, scratch);
+    let mut within = true;
     for (i, &n) in order.iter().enumerate() {
-        a.step(i as u32, n)?;
+        if let Err(e) = a.step(i as u32, n) {
+            a.give_back(scratch);
+            return Err(e);
+        }
         if a.moved > limit {
-            return Ok(None);
+            within = false;
+            break;
         }
     }
-    Ok(Some(a.plan))
+    let plan = a.give_back(scratch);
+    if within {
+        Ok(Some(plan))
+    } else {
+        scratch.recycle(plan);
+        Ok(None)
+    }
+}
+
+/// The working memory of the allocator, kept between placements by
+/// [`place_reusing`]: the same plans, without allocating it all again.
+#[derive(Default)]
+pub struct Scratch {
+    resident: Vec<Vec<(u64, u64, BufferId)>>,
+    state: Vec<State>,
+    uses: Vec<u32>,
+    first: Vec<u32>,
+    cursor: Vec<u32>,
+    last: Vec<u32>,
+    /// A plan no longer wanted, whose vectors the next one reuses.
+    spare: Option<NpuPlan>,
+}
+
+impl Scratch {
+    /// Keeps the vectors of `plan` for the next placement.
+    pub fn recycle(&mut self, plan: NpuPlan) {
+        self.spare = Some(plan);
+    }
 }
 
 impl<'a> Allocator<'a> {
-    fn new(case: &'a Case, order: &[NodeId], opts: SpillOptions) -> Allocator<'a> {
+    fn new(
+        case: &'a Case,
+        order: &[NodeId],
+        opts: SpillOptions,
+        scratch: &mut Scratch,
+    ) -> Allocator<'a> {
         // the uses of every buffer, each position once, in two passes (count, fill)
         // over one array rather than a vector per buffer
         let buffers = case.buffers.len();
@@ -151,8 +200,12 @@ impl<'a> Allocator<'a> {
                 }
             }
         };
-        let mut last = vec![u32::MAX; buffers];
-        let mut first = vec![0u32; buffers + 1];
+        let mut last = std::mem::take(&mut scratch.last);
+        last.clear();
+        last.resize(buffers, u32::MAX);
+        let mut first = std::mem::take(&mut scratch.first);
+        first.clear();
+        first.resize(buffers + 1, 0);
         each_use(&mut |b, i| {
             if last[b] != i {
                 last[b] = i;
@@ -162,8 +215,12 @@ impl<'a> Allocator<'a> {
         for b in 0..buffers {
             first[b + 1] += first[b];
         }
-        let mut uses = vec![0u32; first[buffers] as usize];
-        let mut cursor = first[..buffers].to_vec();
+        let mut uses = std::mem::take(&mut scratch.uses);
+        uses.clear();
+        uses.resize(first[buffers] as usize, 0);
+        let mut cursor = std::mem::take(&mut scratch.cursor);
+        cursor.clear();
+        cursor.extend_from_slice(&first[..buffers]);
         last.fill(u32::MAX);
         each_use(&mut |b, i| {
             if last[b] != i {
@@ -173,22 +230,46 @@ impl<'a> Allocator<'a> {
             }
         });
         cursor.copy_from_slice(&first[..buffers]);
+        scratch.last = last;
+        let mut resident = std::mem::take(&mut scratch.resident);
+        resident.resize_with(case.levels.len(), Vec::new);
+        resident.iter_mut().for_each(Vec::clear);
+        let mut state = std::mem::take(&mut scratch.state);
+        state.clear();
+        state.resize(buffers, State::Unallocated);
+        let mut plan = scratch.spare.take().unwrap_or(NpuPlan {
+            schedule: Vec::new(),
+            offsets: Vec::new(),
+            spills: Vec::new(),
+            residencies: Vec::new(),
+        });
+        plan.schedule.clear();
+        plan.schedule.reserve(order.len());
+        plan.offsets.clear();
+        plan.offsets.resize(buffers, 0);
+        plan.spills.clear();
+        plan.residencies.clear();
         Allocator {
             case,
             opts,
-            resident: vec![Vec::new(); case.levels.len()],
-            state: vec![State::Unallocated; case.buffers.len()],
+            resident,
+            state,
             uses,
             first,
             cursor,
-            plan: NpuPlan {
-                schedule: Vec::with_capacity(order.len()),
-                offsets: vec![0; case.buffers.len()],
-                spills: Vec::new(),
-                residencies: Vec::new(),
-            },
+            plan,
             moved: 0,
         }
+    }
+
+    /// The plan made, the working memory back into `scratch`.
+    fn give_back(self, scratch: &mut Scratch) -> NpuPlan {
+        scratch.resident = self.resident;
+        scratch.state = self.state;
+        scratch.uses = self.uses;
+        scratch.first = self.first;
+        scratch.cursor = self.cursor;
+        self.plan
     }
 
     fn pos(&self) -> u32 {
@@ -305,35 +386,49 @@ impl<'a> Allocator<'a> {
         i: u32,
     ) -> Option<Vec<BufferId>> {
         let capacity = self.case.level(level).capacity;
-        let list = self.resident[level.index()].clone();
-        let starts = std::iter::once(0).chain(list.iter().map(|&(o, s, _)| o + s));
-        // (moved units, latest soonest next use first) and the buffers to evict
-        let mut best: Option<(WindowKey, Vec<BufferId>)> = None;
-        for lo in starts {
+        let l = level.index();
+        let count = self.resident[l].len();
+        // (moved units, latest soonest next use first) and the window's start
+        let mut best: Option<(WindowKey, u64)> = None;
+        for k in 0..=count {
+            let lo = match k {
+                0 => 0,
+                _ => {
+                    let (o, s, _) = self.resident[l][k - 1];
+                    o + s
+                }
+            };
             let hi = lo + size;
             if hi > capacity {
                 continue;
             }
-            let inside: Vec<BufferId> = list
+            let inside = |&(o, s, _): &(u64, u64, BufferId)| o < hi && lo < o + s;
+            let list = &self.resident[l];
+            if !list.iter().any(inside) || list.iter().any(|r| inside(r) && pinned.contains(&r.2)) {
+                continue;
+            }
+            let (mut cost, mut soonest) = (0u64, u32::MAX);
+            for j in 0..count {
+                let r = self.resident[l][j];
+                if inside(&r) {
+                    cost += self.spill_cost(r.2);
+                    soonest = soonest.min(self.next_use(r.2, i));
+                }
+            }
+            let key = (cost, std::cmp::Reverse(soonest));
+            if best.as_ref().is_none_or(|(k, _)| key < *k) {
+                best = Some((key, lo));
+            }
+        }
+        let (_, lo) = best?;
+        let hi = lo + size;
+        Some(
+            self.resident[l]
                 .iter()
                 .filter(|&&(o, s, _)| o < hi && lo < o + s)
                 .map(|&(_, _, b)| b)
-                .collect();
-            if inside.is_empty() || inside.iter().any(|b| pinned.contains(b)) {
-                continue;
-            }
-            let cost: u64 = inside.iter().map(|&b| self.spill_cost(b)).sum();
-            let soonest = inside
-                .iter()
-                .map(|&b| self.next_use(b, i))
-                .min()
-                .unwrap_or(u32::MAX);
-            let key = (cost, std::cmp::Reverse(soonest));
-            if best.as_ref().is_none_or(|(k, _)| key < *k) {
-                best = Some((key, inside));
-            }
-        }
-        best.map(|(_, victims)| victims)
+                .collect(),
+        )
     }
 
     fn find_gap(&self, level: LevelId, size: u64) -> Option<u64> {
@@ -413,5 +508,56 @@ impl<'a> Allocator<'a> {
         self.plan.schedule.push(self.case.spill_out(k));
         self.evict(v);
         self.state[v.index()] = State::Spilled(k);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::deps::dfs_order;
+    use super::super::super::residency::schedule::{list_schedule, Priority};
+    use super::super::super::tiled::tiled_matmul;
+    use super::*;
+
+    /// One working memory through many placements gives what fresh ones give:
+    /// nothing of a placement, a plan given up at its limit or a recycled plan
+    /// leaks into the next.
+    #[test]
+    fn placements_in_one_scratch_equal_fresh_ones() {
+        // 4 x 8 x 4 tiles: A and B together need twice L1, so orders spill
+        let case = tiled_matmul(4, 8, 4).unwrap();
+        let mut orders = vec![dfs_order(&case), case.node_ids().collect()];
+        for p in [
+            Priority::Growth,
+            Priority::NonGrowingFirst,
+            Priority::Capacity(8),
+        ] {
+            orders.push(list_schedule(&case, p).unwrap());
+        }
+        let rules = [Fit::First, Fit::Best].into_iter().flat_map(|fit| {
+            [Victim::Furthest, Victim::FurthestPerCost, Victim::Window]
+                .map(|victim| SpillOptions { fit, victim })
+        });
+        let mut scratch = Scratch::default();
+        let mut spilled = 0;
+        for opts in rules {
+            for order in &orders {
+                let fresh = place(&case, order, opts).unwrap();
+                let moved = fresh.extra_movement();
+                spilled += usize::from(moved > 0);
+                if moved > 0 {
+                    // given up just under its movement, then placed whole
+                    let cut = place_reusing(&case, order, opts, moved - 1, &mut scratch);
+                    assert_eq!(cut.unwrap(), None);
+                }
+                let again = place_reusing(&case, order, opts, u64::MAX, &mut scratch);
+                let again = again.unwrap().unwrap();
+                assert_eq!(again, fresh);
+                scratch.recycle(again);
+            }
+        }
+        assert!(
+            spilled >= 10,
+            "too few orders spill ({spilled}) to test much"
+        );
     }
 }

@@ -22,7 +22,7 @@
 //! steps (`live.rs`). The search itself is in `search.rs`; this file holds the
 //! order and its block moves, which problem 2's allocator search reuses.
 
-use super::super::case::{Case, Node, NodeId};
+use super::super::case::{BufferId, Case, Node, NodeId};
 use super::super::deps::NodeDeps;
 use crate::rng::Rng;
 
@@ -126,26 +126,45 @@ impl<'a> OpOrder<'a> {
     pub fn order(&mut self) -> Vec<NodeId> {
         let life = self.lifetimes();
         let len = self.ops.len();
-        let (mut starts, mut ends) = (vec![Vec::new(); len], vec![Vec::new(); len]);
-        let mut unused = Vec::new();
-        for (b, l) in self.case.buffer_ids().zip(&life) {
-            match l {
-                Some((s, e)) => {
-                    starts[*s as usize].push(b);
-                    ends[*e as usize].push(b);
-                }
-                None => unused.push(b),
+        // the buffers opening and closing at each op position, by counting: those
+        // of position p are `opens[at[p]..at[p + 1]]` (likewise `closes`), in
+        // buffer order
+        let bucket = |key: &dyn Fn((u32, u32)) -> u32| {
+            let mut at = vec![0u32; len + 1];
+            for &(s, e) in life.iter().flatten() {
+                at[key((s, e)) as usize + 1] += 1;
             }
-        }
+            for p in 0..len {
+                at[p + 1] += at[p];
+            }
+            let mut fill = at.clone();
+            let mut list = vec![BufferId(0); at[len] as usize];
+            for (b, l) in self.case.buffer_ids().zip(&life) {
+                if let Some(l) = l {
+                    let k = &mut fill[key(*l) as usize];
+                    list[*k as usize] = b;
+                    *k += 1;
+                }
+            }
+            (at, list)
+        };
+        let (open_at, opens) = bucket(&|(s, _)| s);
+        let (close_at, closes) = bucket(&|(_, e)| e);
         let mut out = Vec::with_capacity(self.case.nodes.len());
         for (p, &op) in self.ops.iter().enumerate() {
-            out.extend(starts[p].iter().map(|&b| self.case.buffer(b).alloc));
+            let (o, c) = (
+                open_at[p] as usize..open_at[p + 1] as usize,
+                close_at[p] as usize..close_at[p + 1] as usize,
+            );
+            out.extend(opens[o].iter().map(|&b| self.case.buffer(b).alloc));
             out.push(op);
-            out.extend(ends[p].iter().map(|&b| self.case.buffer(b).free));
+            out.extend(closes[c].iter().map(|&b| self.case.buffer(b).free));
         }
-        for b in unused {
-            out.push(self.case.buffer(b).alloc);
-            out.push(self.case.buffer(b).free);
+        for (b, l) in self.case.buffer_ids().zip(&life) {
+            if l.is_none() {
+                out.push(self.case.buffer(b).alloc);
+                out.push(self.case.buffer(b).free);
+            }
         }
         out
     }
