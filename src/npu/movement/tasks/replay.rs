@@ -2,7 +2,6 @@
 //! capacities with furthest-next-use eviction, counting the data it moves.
 
 use super::super::super::case::{BufferId, Case};
-use std::collections::BinaryHeap;
 
 /// Data moved replaying `seq` with furthest-next-use eviction at `capacity`; a
 /// buffer leaves for good after its last access.
@@ -16,15 +15,15 @@ pub(super) fn replay(
         seq: _,
         next,
         later,
-        resident,
+        slot,
         seen,
-        heaps,
+        queues,
     } = scratch;
     next.clear();
     next.resize(seq.len(), u32::MAX);
     for &b in seq {
         later[b.index()] = u32::MAX;
-        resident[b.index()] = NOT_RESIDENT;
+        slot[b.index()] = NOT_RESIDENT;
         seen[b.index()] = false;
     }
     for p in (0..seq.len()).rev() {
@@ -33,40 +32,50 @@ pub(super) fn replay(
         later[b] = p as u32;
     }
     let mut used = vec![0u64; case.levels.len()];
-    heaps.iter_mut().for_each(|h| h.clear());
-    let mut limit = vec![STALE_LIMIT; heaps.len()];
+    queues.iter_mut().for_each(Vec::clear);
     let mut moved = 0u64;
     for (p, &b) in seq.iter().enumerate() {
         let buf = case.buffer(b);
         let level = buf.level.index();
-        if resident[b.index()] == NOT_RESIDENT {
+        let queue = &mut queues[level];
+        let at = slot[b.index()];
+        if at == NOT_RESIDENT {
             if std::mem::replace(&mut seen[b.index()], true) {
-                moved += case.buffer(b).spill_cost();
+                moved += buf.spill_cost();
             }
-            while used[level] + buf.size > capacity[level] {
-                let Some(entry) = heaps[level].pop() else {
-                    break;
-                };
-                let (at, v) = ((entry >> 32) as u32, BufferId(entry as u32));
-                if resident[v.index()] == at {
-                    resident[v.index()] = NOT_RESIDENT;
-                    used[level] -= case.buffer(v).size;
+            // the furthest next access leaves first (entries are unique)
+            while used[level] + buf.size > capacity[level] && !queue.is_empty() {
+                let (mut far, mut furthest) = (0, 0u64);
+                for (k, &e) in queue.iter().enumerate() {
+                    if e > furthest {
+                        (far, furthest) = (k, e);
+                    }
                 }
+                let v = BufferId(queue.swap_remove(far) as u32);
+                slot[v.index()] = NOT_RESIDENT;
+                if let Some(&moved) = queue.get(far) {
+                    slot[moved as u32 as usize] = far as u32;
+                }
+                used[level] -= case.buffer(v).size;
             }
             used[level] += buf.size;
-        }
-        if next[p] == u32::MAX {
-            resident[b.index()] = NOT_RESIDENT;
+            if next[p] == u32::MAX {
+                used[level] -= buf.size;
+            } else {
+                slot[b.index()] = queue.len() as u32;
+                queue.push(entry(next[p], b));
+            }
+        } else if next[p] == u32::MAX {
+            // its last access: it leaves for good
+            let at = at as usize;
+            queue.swap_remove(at);
+            slot[b.index()] = NOT_RESIDENT;
+            if let Some(&moved) = queue.get(at) {
+                slot[moved as u32 as usize] = at as u32;
+            }
             used[level] -= buf.size;
         } else {
-            resident[b.index()] = next[p];
-            let heap = &mut heaps[level];
-            heap.push((next[p] as u64) << 32 | u64::from(b.0));
-            // drop stale entries now and then, so the heap stays near the residents
-            if heap.len() > limit[level] {
-                heap.retain(|&e| resident[BufferId(e as u32).index()] == (e >> 32) as u32);
-                limit[level] = (2 * heap.len()).max(STALE_LIMIT);
-            }
+            queue[at as usize] = entry(next[p], b);
         }
     }
     moved
@@ -74,8 +83,11 @@ pub(super) fn replay(
 
 const NOT_RESIDENT: u32 = u32::MAX;
 
-/// Entries a heap of [`replay`] may hold before its stale ones are dropped.
-const STALE_LIMIT: usize = 1024;
+/// A resident in its level's queue: its next access, then the buffer (no two
+/// alike: one access per position).
+fn entry(next: u32, b: BufferId) -> u64 {
+    u64::from(next) << 32 | u64::from(b.0)
+}
 
 /// Working memory of [`replay`], kept between calls.
 pub(super) struct Scratch {
@@ -84,12 +96,14 @@ pub(super) struct Scratch {
     next: Vec<u32>,
     /// Per buffer: the next access while walking backwards.
     later: Vec<u32>,
-    /// Per buffer: the next access while resident, else [`NOT_RESIDENT`].
-    resident: Vec<u32>,
+    /// Per buffer: its place in its level's queue, else [`NOT_RESIDENT`].
+    slot: Vec<u32>,
     seen: Vec<bool>,
-    /// Per level: resident buffers by next access (stale entries skipped).
-    /// Entries are `next access << 32 | buffer`.
-    heaps: Vec<BinaryHeap<u64>>,
+    /// Per level: its residents as [`entry`]s, in no order. A level holds a few
+    /// dozen of the buffers tasks share, so one pass for the furthest on an
+    /// eviction costs less than a heap kept in order on every access (and entries
+    /// go stale in it), and an access to a resident rewrites its entry in place.
+    queues: Vec<Vec<u64>>,
 }
 
 impl Scratch {
@@ -99,9 +113,95 @@ impl Scratch {
             seq: Vec::new(),
             next: Vec::new(),
             later: vec![u32::MAX; buffers],
-            resident: vec![NOT_RESIDENT; buffers],
+            slot: vec![NOT_RESIDENT; buffers],
             seen: vec![false; buffers],
-            heaps: vec![BinaryHeap::new(); case.levels.len()],
+            queues: vec![Vec::new(); case.levels.len()],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::super::case::default_levels;
+    use super::super::super::super::tiled::CaseBuilder;
+    use super::*;
+    use crate::rng::Rng;
+
+    /// The data a furthest-next-use replay moves, computed the slow way: the next
+    /// access of every resident found by looking ahead in `seq`.
+    fn slow_replay(case: &Case, capacity: &[u64], seq: &[BufferId]) -> u64 {
+        let next_after = |b: BufferId, p: usize| {
+            (p + 1..seq.len())
+                .find(|&q| seq[q] == b)
+                .unwrap_or(usize::MAX)
+        };
+        let mut resident: Vec<BufferId> = Vec::new();
+        let mut seen: Vec<BufferId> = Vec::new();
+        let mut moved = 0;
+        for (p, &b) in seq.iter().enumerate() {
+            let buf = case.buffer(b);
+            let level = buf.level;
+            let used = |resident: &Vec<BufferId>| -> u64 {
+                resident
+                    .iter()
+                    .filter(|&&r| case.buffer(r).level == level)
+                    .map(|&r| case.buffer(r).size)
+                    .sum()
+            };
+            if !resident.contains(&b) {
+                if seen.contains(&b) {
+                    moved += buf.spill_cost();
+                }
+                seen.push(b);
+                while used(&resident) + buf.size > capacity[level.index()] {
+                    let victim = resident
+                        .iter()
+                        .copied()
+                        .filter(|&r| case.buffer(r).level == level)
+                        .max_by_key(|&r| next_after(r, p));
+                    let Some(victim) = victim else { break };
+                    resident.retain(|&r| r != victim);
+                }
+                resident.push(b);
+            }
+            if next_after(b, p) == usize::MAX {
+                resident.retain(|&r| r != b);
+            }
+        }
+        moved
+    }
+
+    #[test]
+    fn the_replay_moves_what_a_slow_furthest_next_use_replay_moves() {
+        let mut rng = Rng::new(7);
+        let mut spilled = 0;
+        for round in 0..40 {
+            // buffers of L1 and UB, some loaded by a COPY_IN (half the cost)
+            let mut c = CaseBuilder::default();
+            let count = 4 + round % 12;
+            for i in 0..count {
+                let level = if i % 3 == 2 { "UB" } else { "L1" };
+                let b = c.alloc(64 * (1 + rng.below(12) as u64), level);
+                let pipe = if i % 2 == 0 { "MTE2" } else { "VECTOR" };
+                let name = if i % 2 == 0 { "COPY_IN" } else { "ADD" };
+                c.op(name, pipe, 1, &[b], &[]);
+            }
+            let case = c.finish("replay", default_levels()).unwrap();
+            let mut capacity: Vec<u64> = case.levels.iter().map(|l| l.capacity).collect();
+            capacity[case.level_index("L1").unwrap().index()] = 128 * (2 + round as u64 % 6);
+            capacity[case.level_index("UB").unwrap().index()] = 64 * (3 + round as u64 % 5);
+            let seq: Vec<BufferId> = (0..150)
+                .map(|_| BufferId(rng.below(count) as u32))
+                .collect();
+            let mut scratch = Scratch::new(&case);
+            let fast = replay(&case, &capacity, &seq, &mut scratch);
+            assert_eq!(fast, slow_replay(&case, &capacity, &seq), "round {round}");
+            // the same scratch again, on the sequence reversed
+            let back: Vec<BufferId> = seq.iter().rev().copied().collect();
+            let again = replay(&case, &capacity, &back, &mut scratch);
+            assert_eq!(again, slow_replay(&case, &capacity, &back), "round {round}");
+            spilled += usize::from(fast > 0);
+        }
+        assert!(spilled > 30, "only {spilled} of 40 rounds spill");
     }
 }
