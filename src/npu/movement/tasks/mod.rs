@@ -43,6 +43,8 @@ pub struct Tasks<'a> {
     /// Per task, the accesses of its own ops to buffers of several tasks:
     /// `(height, base position, buffer)`, sorted.
     accesses: Vec<Vec<(u32, u32, BufferId)>>,
+    /// Per task, the buffers of its `accesses`, in the same order.
+    sequence: Vec<Vec<BufferId>>,
     /// Capacity of each level left for the shared buffers.
     capacity: Vec<u64>,
     /// Tasks run side by side.
@@ -136,6 +138,10 @@ impl<'a> Tasks<'a> {
             list.retain(|&(_, _, b)| readers[b.index()].len() > 1);
             list.sort_unstable_by_key(|&(h, p, _)| (Reverse(h), p));
         }
+        let sequence = accesses
+            .iter()
+            .map(|list| list.iter().map(|a| a.2).collect())
+            .collect();
         let shared: Vec<Vec<BufferId>> = accesses
             .iter()
             .map(|list| {
@@ -158,6 +164,7 @@ impl<'a> Tasks<'a> {
             height,
             base_pos,
             accesses,
+            sequence,
             capacity,
             width,
             shared,
@@ -208,25 +215,39 @@ impl<'a> Tasks<'a> {
     /// Appends to `seq` the accesses of the tasks of `group` run side by side:
     /// merged by distance to the sink, then by base position.
     fn interleave(&self, group: &[u32], seq: &mut Vec<BufferId>) {
-        if let [t] = group {
-            seq.extend(self.accesses[*t as usize].iter().map(|a| a.2));
-            return;
-        }
-        let lists: Vec<&[(u32, u32, BufferId)]> = group
-            .iter()
-            .map(|&t| self.accesses[t as usize].as_slice())
-            .collect();
-        let mut at = vec![0usize; lists.len()];
-        loop {
-            let next = (0..lists.len())
-                .filter(|&k| at[k] < lists[k].len())
-                .min_by_key(|&k| {
-                    let (h, p, _) = lists[k][at[k]];
-                    (Reverse(h), p)
-                });
-            let Some(k) = next else { break };
-            seq.push(lists[k][at[k]].2);
-            at[k] += 1;
+        let key = |a: &(u32, u32, BufferId)| (Reverse(a.0), a.1);
+        match group {
+            [t] => seq.extend_from_slice(&self.sequence[*t as usize]),
+            [a, b] => {
+                let (a, b) = (&self.accesses[*a as usize], &self.accesses[*b as usize]);
+                let (mut i, mut j) = (0, 0);
+                while i < a.len() && j < b.len() {
+                    // ties to the first task, as the general merge below
+                    if key(&b[j]) < key(&a[i]) {
+                        seq.push(b[j].2);
+                        j += 1;
+                    } else {
+                        seq.push(a[i].2);
+                        i += 1;
+                    }
+                }
+                seq.extend(a[i..].iter().chain(&b[j..]).map(|x| x.2));
+            }
+            _ => {
+                let lists: Vec<&[(u32, u32, BufferId)]> = group
+                    .iter()
+                    .map(|&t| self.accesses[t as usize].as_slice())
+                    .collect();
+                let mut at = vec![0usize; lists.len()];
+                loop {
+                    let next = (0..lists.len())
+                        .filter(|&k| at[k] < lists[k].len())
+                        .min_by_key(|&k| key(&lists[k][at[k]]));
+                    let Some(k) = next else { break };
+                    seq.push(lists[k][at[k]].2);
+                    at[k] += 1;
+                }
+            }
         }
     }
 
@@ -313,5 +334,40 @@ impl<'a> Tasks<'a> {
         // buffers no op uses
         out.extend(case.node_ids().filter(|&i| !done[i.index()]));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::residency::schedule::{list_schedule, Priority};
+    use super::super::super::tiled::tiled_matmul;
+    use super::*;
+
+    /// Tasks run side by side take their accesses merged by distance to the sink,
+    /// then base position, ties to the earlier task of the group: a stable sort of
+    /// the tasks' lists one after the other.
+    #[test]
+    fn groups_interleave_as_a_stable_sort_of_their_accesses() {
+        let case = tiled_matmul(3, 4, 3).unwrap();
+        let base = list_schedule(&case, Priority::Id).unwrap();
+        let tasks = Tasks::new(&case, &base, 2).expect("the levels hold two");
+        let count = tasks.len() as u32;
+        // two tasks (the merge of two lists) and three (the general one)
+        for width in [2, 3] {
+            for a in 0..count {
+                for b in (0..count).filter(|&b| b != a) {
+                    let group: Vec<u32> = [a, b, (a + b + 1) % count][..width].to_vec();
+                    let mut merged: Vec<(u32, u32, BufferId)> = group
+                        .iter()
+                        .flat_map(|&t| tasks.accesses[t as usize].iter().copied())
+                        .collect();
+                    merged.sort_by_key(|&(h, p, _)| (Reverse(h), p));
+                    let want: Vec<BufferId> = merged.iter().map(|x| x.2).collect();
+                    let mut seq = Vec::new();
+                    tasks.interleave(&group, &mut seq);
+                    assert_eq!(seq, want, "tasks {group:?}");
+                }
+            }
+        }
     }
 }
