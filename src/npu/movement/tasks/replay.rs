@@ -14,71 +14,77 @@ pub(super) fn replay(
     let Scratch {
         seq: _,
         next,
-        later,
-        slot,
-        seen,
+        buffers,
         queues,
     } = scratch;
     next.clear();
     next.resize(seq.len(), u32::MAX);
     for &b in seq {
-        later[b.index()] = u32::MAX;
-        slot[b.index()] = NOT_RESIDENT;
-        seen[b.index()] = false;
+        let buf = &mut buffers[b.index()];
+        buf.later = u32::MAX;
+        buf.at = NOT_RESIDENT;
+        buf.seen = false;
     }
     for p in (0..seq.len()).rev() {
-        let b = seq[p].index();
-        next[p] = later[b];
-        later[b] = p as u32;
+        let buf = &mut buffers[seq[p].index()];
+        next[p] = buf.later;
+        buf.later = p as u32;
     }
     let mut used = vec![0u64; case.levels.len()];
     queues.iter_mut().for_each(Vec::clear);
     let mut moved = 0u64;
     for (p, &b) in seq.iter().enumerate() {
-        let buf = case.buffer(b);
-        let level = buf.level.index();
+        let Buffer {
+            at,
+            level,
+            size,
+            cost,
+            seen,
+            ..
+        } = buffers[b.index()];
+        let level = level as usize;
         let queue = &mut queues[level];
-        let at = slot[b.index()];
         if at == NOT_RESIDENT {
-            if std::mem::replace(&mut seen[b.index()], true) {
-                moved += buf.spill_cost();
+            if seen {
+                moved += cost;
             }
+            buffers[b.index()].seen = true;
             // the furthest next access leaves first (entries are unique)
-            while used[level] + buf.size > capacity[level] && !queue.is_empty() {
+            while used[level] + size > capacity[level] && !queue.is_empty() {
                 let (mut far, mut furthest) = (0, 0u64);
                 for (k, &e) in queue.iter().enumerate() {
                     if e > furthest {
                         (far, furthest) = (k, e);
                     }
                 }
-                let v = BufferId(queue.swap_remove(far) as u32);
-                slot[v.index()] = NOT_RESIDENT;
-                if let Some(&moved) = queue.get(far) {
-                    slot[moved as u32 as usize] = far as u32;
-                }
-                used[level] -= case.buffer(v).size;
+                let v = leave(queue, buffers, far);
+                used[level] -= buffers[v.index()].size;
             }
-            used[level] += buf.size;
-            if next[p] == u32::MAX {
-                used[level] -= buf.size;
-            } else {
-                slot[b.index()] = queue.len() as u32;
+            if next[p] != u32::MAX {
+                used[level] += size;
+                buffers[b.index()].at = queue.len() as u32;
                 queue.push(entry(next[p], b));
             }
         } else if next[p] == u32::MAX {
             // its last access: it leaves for good
-            let at = at as usize;
-            queue.swap_remove(at);
-            slot[b.index()] = NOT_RESIDENT;
-            if let Some(&moved) = queue.get(at) {
-                slot[moved as u32 as usize] = at as u32;
-            }
-            used[level] -= buf.size;
+            leave(queue, buffers, at as usize);
+            used[level] -= size;
         } else {
             queue[at as usize] = entry(next[p], b);
         }
     }
     moved
+}
+
+/// Takes the resident at `at` out of its level's queue (the last one moves into
+/// its place): the buffer.
+fn leave(queue: &mut Vec<u64>, buffers: &mut [Buffer], at: usize) -> BufferId {
+    let gone = BufferId(queue.swap_remove(at) as u32);
+    buffers[gone.index()].at = NOT_RESIDENT;
+    if let Some(&moved) = queue.get(at) {
+        buffers[moved as u32 as usize].at = at as u32;
+    }
+    gone
 }
 
 const NOT_RESIDENT: u32 = u32::MAX;
@@ -89,16 +95,27 @@ fn entry(next: u32, b: BufferId) -> u64 {
     u64::from(next) << 32 | u64::from(b.0)
 }
 
+/// What the replay knows of one buffer, in one place (one cache line read per
+/// access instead of several arrays and the case's buffer).
+#[derive(Clone, Copy)]
+struct Buffer {
+    /// The next access while walking backwards.
+    later: u32,
+    /// Its place in its level's queue, else [`NOT_RESIDENT`].
+    at: u32,
+    level: u32,
+    seen: bool,
+    size: u64,
+    /// What one spill of it moves.
+    cost: u64,
+}
+
 /// Working memory of [`replay`], kept between calls.
 pub(super) struct Scratch {
     /// The access sequence of [`Tasks::cost`](super::Tasks::cost).
     pub(super) seq: Vec<BufferId>,
     next: Vec<u32>,
-    /// Per buffer: the next access while walking backwards.
-    later: Vec<u32>,
-    /// Per buffer: its place in its level's queue, else [`NOT_RESIDENT`].
-    slot: Vec<u32>,
-    seen: Vec<bool>,
+    buffers: Vec<Buffer>,
     /// Per level: its residents as [`entry`]s, in no order. A level holds a few
     /// dozen of the buffers tasks share, so one pass for the furthest on an
     /// eviction costs less than a heap kept in order on every access (and entries
@@ -108,13 +125,22 @@ pub(super) struct Scratch {
 
 impl Scratch {
     pub(super) fn new(case: &Case) -> Scratch {
-        let buffers = case.buffers.len();
+        let buffers = case
+            .buffers
+            .iter()
+            .map(|b| Buffer {
+                later: u32::MAX,
+                at: NOT_RESIDENT,
+                level: b.level.index() as u32,
+                seen: false,
+                size: b.size,
+                cost: b.spill_cost(),
+            })
+            .collect();
         Scratch {
             seq: Vec::new(),
             next: Vec::new(),
-            later: vec![u32::MAX; buffers],
-            slot: vec![NOT_RESIDENT; buffers],
-            seen: vec![false; buffers],
+            buffers,
             queues: vec![Vec::new(); case.levels.len()],
         }
     }
