@@ -32,15 +32,16 @@ pub fn improve(
     let mut search = OpOrder::new(case, start);
     let n = search.op_count();
     let mut scratch = Scratch::default();
-    let mut plan = place_reusing(case, &search.order(), opts, u64::MAX, &mut scratch)
+    let mut current = search.order();
+    let mut placed = place_reusing(case, &current, opts, u64::MAX, None, &mut scratch)
         .ok()
         .flatten()?;
-    let first = plan.extra_movement();
+    let first = placed.plan.extra_movement();
     if n < 2 || first == 0 {
         return None;
     }
     let mut rng = Rng::new(seed);
-    let mut hot = spill_ops(case, &plan);
+    let mut hot = spill_ops(case, &placed.plan);
     let mut work = 0u64;
     let mut best: Option<NpuPlan> = None;
     while work < budget && !watch(None) {
@@ -52,14 +53,19 @@ pub fn improve(
         }
         let order = search.order();
         work += order.len() as u64;
-        match place_reusing(case, &order, opts, plan.extra_movement(), &mut scratch) {
+        // placed from where the order parts from the current one
+        let limit = placed.plan.extra_movement();
+        let after = Some((current.as_slice(), &placed));
+        match place_reusing(case, &order, opts, limit, after, &mut scratch) {
             Ok(Some(next)) => {
-                if next.extra_movement() < best.as_ref().map_or(first, |b| b.extra_movement()) {
-                    watch(Some(&next));
-                    best = Some(next.clone());
+                let plan = &next.plan;
+                if plan.extra_movement() < best.as_ref().map_or(first, |b| b.extra_movement()) {
+                    watch(Some(plan));
+                    best = Some(plan.clone());
                 }
-                hot = spill_ops(case, &next);
-                scratch.recycle(std::mem::replace(&mut plan, next));
+                hot = spill_ops(case, plan);
+                scratch.recycle(std::mem::replace(&mut placed, next));
+                current = order;
             }
             _ => search.unslide(a, a + len, to),
         }
