@@ -389,17 +389,15 @@ impl<'a> Allocator<'a> {
                 break;
             }
             self.victims.clear();
-            choose(
-                self.case,
-                self.opts,
-                &trace.lists[range(&d.list)],
-                self.case.level(d.level).capacity,
-                d.size,
-                &trace.pinned[range(&d.pinned)],
-                d.i,
-                &mut self.next,
-                &mut self.victims,
-            );
+            let room = Room {
+                case: self.case,
+                list: &trace.lists[range(&d.list)],
+                capacity: self.case.level(d.level).capacity,
+                size: d.size,
+                pinned: &trace.pinned[range(&d.pinned)],
+                i: d.i,
+            };
+            choose(&room, self.opts, &mut self.next, &mut self.victims);
             if self.victims[..] != trace.victims[range(&d.victims)] {
                 from = d.i as usize;
                 break;
@@ -557,19 +555,15 @@ impl<'a> Allocator<'a> {
             }
             self.victims.clear();
             let list = &self.resident[l];
-            let capacity = self.case.level(buf.level).capacity;
-            let (case, opts) = (self.case, self.opts);
-            if !choose(
-                case,
-                opts,
+            let room = Room {
+                case: self.case,
                 list,
-                capacity,
-                buf.size,
+                capacity: self.case.level(buf.level).capacity,
+                size: buf.size,
                 pinned,
                 i,
-                &mut self.next,
-                &mut self.victims,
-            ) {
+            };
+            if !choose(&room, self.opts, &mut self.next, &mut self.victims) {
                 let level = self.case.level(buf.level);
                 return Err(Error::invalid(format!(
                     "buffer {} ({} units) cannot fit in {} (capacity {}) beside the buffers its node needs",
@@ -647,25 +641,31 @@ impl<'a> Allocator<'a> {
     }
 }
 
-/// The victims (into `out`, in the order they leave) that the rule of `opts`
-/// picks at input step `i` to make room for `size` units in a level of
-/// `capacity` whose residents are `list` (by offset), `pinned` staying: the
-/// cheapest window under [`Victim::Window`] where one exists, else one buffer.
-/// False when nothing may leave.
-#[allow(clippy::too_many_arguments)]
-fn choose(
-    case: &Case,
-    opts: SpillOptions,
-    list: &[(u64, u64, BufferId)],
+/// Room wanted in a level: `size` units at input step `i`, in a level of
+/// `capacity` whose residents are `list` (by offset), `pinned` staying.
+struct Room<'a> {
+    case: &'a Case,
+    list: &'a [(u64, u64, BufferId)],
     capacity: u64,
     size: u64,
-    pinned: &[BufferId],
+    pinned: &'a [BufferId],
     i: u32,
-    next: &mut NextUse,
-    out: &mut Vec<BufferId>,
-) -> bool {
+}
+
+/// The victims (into `out`, in the order they leave) that the rule of `opts`
+/// picks to make `room`: the cheapest window under [`Victim::Window`] where one
+/// exists, else one buffer. False when nothing may leave.
+fn choose(room: &Room, opts: SpillOptions, next: &mut NextUse, out: &mut Vec<BufferId>) -> bool {
+    let Room {
+        case,
+        list,
+        size,
+        pinned,
+        i,
+        ..
+    } = *room;
     if opts.victim == Victim::Window {
-        if let Some(lo) = cheapest_window(case, list, capacity, size, pinned, i, next) {
+        if let Some(lo) = cheapest_window(room, next) {
             let hi = lo + size;
             out.extend(
                 list.iter()
@@ -694,17 +694,17 @@ fn choose(
 }
 
 /// The start of the window (0 or a resident's end) whose residents, all
-/// leaving, make room for `size` units while moving the least data (ties: the
-/// latest soonest next use among them).
-fn cheapest_window(
-    case: &Case,
-    list: &[(u64, u64, BufferId)],
-    capacity: u64,
-    size: u64,
-    pinned: &[BufferId],
-    i: u32,
-    next: &mut NextUse,
-) -> Option<u64> {
+/// leaving, make the room while moving the least data (ties: the latest soonest
+/// next use among them).
+fn cheapest_window(room: &Room, next: &mut NextUse) -> Option<u64> {
+    let Room {
+        case,
+        list,
+        capacity,
+        size,
+        pinned,
+        i,
+    } = *room;
     // (moved units, latest soonest next use first) and the window's start
     let mut best: Option<(WindowKey, u64)> = None;
     let starts = std::iter::once(0).chain(list.iter().map(|&(o, s, _)| o + s));
