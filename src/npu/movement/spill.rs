@@ -423,7 +423,11 @@ impl<'a> Allocator<'a> {
         }
         t.step_at.extend_from_slice(&trace.step_at[..from]);
         // the plan and the allocator's state before step `from`
-        let at = trace.step_at[from];
+        // (the same order again: all of it)
+        let at = trace
+            .step_at
+            .get(from)
+            .map_or(old.schedule.len(), |&a| a as usize) as u32;
         let plan = &mut self.plan;
         plan.schedule
             .extend_from_slice(&old.schedule[..at as usize]);
@@ -805,6 +809,19 @@ mod tests {
             let mut placed = place_reusing(&case, &current, opts, u64::MAX, None, &mut scratch)
                 .unwrap()
                 .unwrap();
+            // the same order again is the same plan, all of it taken over
+            let again = place_reusing(
+                &case,
+                &current,
+                opts,
+                u64::MAX,
+                Some((&current, &placed)),
+                &mut scratch,
+            )
+            .unwrap()
+            .unwrap();
+            assert_eq!((&again.plan, again.from), (&placed.plan, current.len()));
+            scratch.recycle(again);
             while moves < 150 * (seed + 1) {
                 let (a, len, to) = pick_move(&mut rng, n, None);
                 if to == a || !search.slide(a, a + len, to) {
