@@ -674,16 +674,19 @@ fn portfolio(
         }
         if !all.enough(shown) {
             let threads = shown.watch.threads();
-            // on several threads the widest task search, the longest job on most
-            // cases (and the one that finds Matmul_Case1's plan), starts first; the
-            // plans are taken in the same order either way
-            let longest_first = threads > 1 && jobs.len() > lists;
-            if longest_first {
-                jobs.rotate_right(1);
+            // on several threads the jobs start last first: the task searches (the
+            // widest, which finds Matmul_Case1's plan, first), then the
+            // capacity-aware list schedules from the deepest look-ahead, the cheap
+            // capacity-blind ones last, so that no long job starts when the other
+            // threads are nearly done; the plans are taken in the same order
+            // either way
+            let backwards = threads > 1;
+            if backwards {
+                jobs.reverse();
             }
             let mut results = pool::run(threads, jobs, shown);
-            if longest_first {
-                results.rotate_left(1);
+            if backwards {
+                results.reverse();
             }
             let mut failed = false;
             for (i, placed) in results.into_iter().enumerate() {
