@@ -2,12 +2,15 @@
 //!
 //! The spill models of `cache.rs` and `tasks/` rank orders cheaply but do not
 //! always agree with the allocator (fragmentation, the victim rules). Here every
-//! move is judged by [`place`] on the whole order: a block of ops slides earlier
-//! or later past ops it does not depend on (`residency/reorder/`, so every order
-//! stays topological), and the move is kept when the extra data movement does not
-//! rise, so the search walks plateaus of equal movement. Half of the blocks are
-//! picked near a spill of the current plan. The budget counts nodes placed, so the
-//! result does not depend on the machine.
+//! move is judged by the allocator on the whole order: a block of ops slides
+//! earlier or later past ops it does not depend on (`residency/reorder/`, so every
+//! order stays topological), and the move is kept when the extra data movement
+//! does not rise, so the search walks plateaus of equal movement. Half of the
+//! blocks are picked near a spill of the current plan. Each placement takes the
+//! current plan over up to where the orders part ([`place_reusing`]), with the
+//! plan a placement from the start would give. The budget counts the nodes of
+//! every order placed (taken over or not), so the result does not depend on the
+//! machine.
 
 use super::super::case::{Case, NodeId};
 use super::super::residency::reorder::{pick_move, OpOrder};
