@@ -453,18 +453,16 @@ impl<'a> Allocator<'a> {
             }
             plan.spills.push(s);
         }
-        // the residents by offset; at one offset (empty buffers) the latest first
-        for (k, r) in plan.residencies.iter().enumerate() {
+        // the residents by offset; at one offset (empty buffers) the latest first,
+        // as the allocator inserts them: pushed latest first, then a stable sort
+        for (k, r) in plan.residencies.iter().enumerate().rev() {
             if self.state[r.buffer.index()] == State::Resident(k) {
-                let level = self.case.buffer(r.buffer).level.index();
-                self.resident[level].push((r.offset, k as u64, r.buffer));
+                let buf = self.case.buffer(r.buffer);
+                self.resident[buf.level.index()].push((r.offset, buf.size, r.buffer));
             }
         }
         for list in &mut self.resident {
-            list.sort_unstable_by_key(|&(o, k, _)| (o, std::cmp::Reverse(k)));
-            for e in list.iter_mut() {
-                e.1 = self.case.buffer(e.2).size;
-            }
+            list.sort_by_key(|&(o, _, _)| o);
         }
         from
     }

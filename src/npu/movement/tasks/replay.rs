@@ -15,7 +15,7 @@ pub(super) fn replay(
         seq: _,
         next,
         buffers,
-        queues,
+        residents,
     } = scratch;
     next.clear();
     next.resize(seq.len(), u32::MAX);
@@ -31,7 +31,7 @@ pub(super) fn replay(
         buf.later = p as u32;
     }
     let mut used = vec![0u64; case.levels.len()];
-    queues.iter_mut().for_each(Vec::clear);
+    residents.iter_mut().for_each(Vec::clear);
     let mut moved = 0u64;
     for (p, &b) in seq.iter().enumerate() {
         let Buffer {
@@ -43,45 +43,45 @@ pub(super) fn replay(
             ..
         } = buffers[b.index()];
         let level = level as usize;
-        let queue = &mut queues[level];
+        let list = &mut residents[level];
         if at == NOT_RESIDENT {
             if seen {
                 moved += cost;
             }
             buffers[b.index()].seen = true;
             // the furthest next access leaves first (entries are unique)
-            while used[level] + size > capacity[level] && !queue.is_empty() {
+            while used[level] + size > capacity[level] && !list.is_empty() {
                 let (mut far, mut furthest) = (0, 0u64);
-                for (k, &e) in queue.iter().enumerate() {
+                for (k, &e) in list.iter().enumerate() {
                     if e > furthest {
                         (far, furthest) = (k, e);
                     }
                 }
-                let v = leave(queue, buffers, far);
+                let v = leave(list, buffers, far);
                 used[level] -= buffers[v.index()].size;
             }
             if next[p] != u32::MAX {
                 used[level] += size;
-                buffers[b.index()].at = queue.len() as u32;
-                queue.push(entry(next[p], b));
+                buffers[b.index()].at = list.len() as u32;
+                list.push(entry(next[p], b));
             }
         } else if next[p] == u32::MAX {
             // its last access: it leaves for good
-            leave(queue, buffers, at as usize);
+            leave(list, buffers, at as usize);
             used[level] -= size;
         } else {
-            queue[at as usize] = entry(next[p], b);
+            list[at as usize] = entry(next[p], b);
         }
     }
     moved
 }
 
-/// Takes the resident at `at` out of its level's queue (the last one moves into
+/// Takes the resident at `at` out of its level's list (the last one moves into
 /// its place): the buffer.
-fn leave(queue: &mut Vec<u64>, buffers: &mut [Buffer], at: usize) -> BufferId {
-    let gone = BufferId(queue.swap_remove(at) as u32);
+fn leave(list: &mut Vec<u64>, buffers: &mut [Buffer], at: usize) -> BufferId {
+    let gone = BufferId(list.swap_remove(at) as u32);
     buffers[gone.index()].at = NOT_RESIDENT;
-    if let Some(&moved) = queue.get(at) {
+    if let Some(&moved) = list.get(at) {
         buffers[moved as u32 as usize].at = at as u32;
     }
     gone
@@ -89,7 +89,7 @@ fn leave(queue: &mut Vec<u64>, buffers: &mut [Buffer], at: usize) -> BufferId {
 
 const NOT_RESIDENT: u32 = u32::MAX;
 
-/// A resident in its level's queue: its next access, then the buffer (no two
+/// A resident in its level's list: its next access, then the buffer (no two
 /// alike: one access per position).
 fn entry(next: u32, b: BufferId) -> u64 {
     u64::from(next) << 32 | u64::from(b.0)
@@ -101,7 +101,7 @@ fn entry(next: u32, b: BufferId) -> u64 {
 struct Buffer {
     /// The next access while walking backwards.
     later: u32,
-    /// Its place in its level's queue, else [`NOT_RESIDENT`].
+    /// Its place in its level's list, else [`NOT_RESIDENT`].
     at: u32,
     level: u32,
     seen: bool,
@@ -120,7 +120,7 @@ pub(super) struct Scratch {
     /// dozen of the buffers tasks share, so one pass for the furthest on an
     /// eviction costs less than a heap kept in order on every access (and entries
     /// go stale in it), and an access to a resident rewrites its entry in place.
-    queues: Vec<Vec<u64>>,
+    residents: Vec<Vec<u64>>,
 }
 
 impl Scratch {
@@ -141,7 +141,7 @@ impl Scratch {
             seq: Vec::new(),
             next: Vec::new(),
             buffers,
-            queues: vec![Vec::new(); case.levels.len()],
+            residents: vec![Vec::new(); case.levels.len()],
         }
     }
 }
