@@ -3,7 +3,7 @@
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, canvasInk, check, text, visible, watch, withBrowser, HOSTILE_GRAPH } from './harness.mjs';
+import { ROOT, canvasInk, check, settled, text, visible, watch, withBrowser, HOSTILE_GRAPH } from './harness.mjs';
 
 const LOOP = JSON.stringify({
   name: 'loop',
@@ -111,6 +111,8 @@ async function hover(page) {
   await page.mouse.click(box.x + spot.x, box.y + spot.y);
   const selected = await text(page, 'selection');
   check('click selects the tensor and shows its details', (await visible(page, 'selection')) && selected.includes('T0_QKV_Proj'), selected);
+  // the redraw comes on an animation frame: read the canvas once it has
+  await settled(page);
   const after = await canvasInk(page, 'time-address');
   check('selection redraws the chart with a highlight', after.share !== before.share);
   await page.locator('#live-bytes').scrollIntoViewIfNeeded();
