@@ -67,11 +67,12 @@ impl OpOrder<'_> {
                     let new = Some((s, e));
                     if new != live.life[b.index()] {
                         changed.push((b, live.life[b.index()]));
-                        live.set(self.case, b, new, lo, hi);
+                        live.set(self.case, b, new);
                     }
                 }
             }
             self.work += n as u64 / 8 + (hi - lo) as u64;
+            live.settle(lo, hi);
             let next = live.cost(lo, hi);
             let progress = (self.work + budget - end) as f64 / budget as f64;
             let heat = HEAT * (1.0 - progress);
@@ -92,8 +93,9 @@ impl OpOrder<'_> {
                 }
             } else {
                 for &(b, old) in changed.iter().rev() {
-                    live.set(self.case, b, old, lo, hi);
+                    live.set(self.case, b, old);
                 }
+                live.settle(lo, hi);
                 match block {
                     Some((a, len, to)) => self.unslide(a, a + len, to),
                     None => self.restore(lo),
