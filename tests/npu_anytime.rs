@@ -203,6 +203,7 @@ fn on_threads(case: &Case, problem: Problem, threads: usize) -> (Solution, usize
 #[test]
 fn the_thread_count_does_not_change_the_plan() {
     for (name, problem) in [
+        ("Conv_Case0", Problem::Residency),
         ("FlashAttention_Case0", Problem::Movement),
         ("FlashAttention_Case0", Problem::Makespan),
         ("Matmul_Case0", Problem::Movement),

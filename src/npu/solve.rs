@@ -3,8 +3,8 @@
 //! - Problem 1: the list scheduler; `baseline` keeps the case's own op order,
 //!   `best` takes the best of its capacity-blind priorities, run forwards and on
 //!   the reversed graph, by L1+UB peak, then improves it by block moves of its ops
-//!   and lifetime compressions (`residency/reorder/`), restarts chained from the
-//!   best.
+//!   and lifetime compressions (`residency/reorder/`), restarts two side by side,
+//!   each pair from the best so far.
 //! - Problem 2, `baseline`: the spilling article's method: depth-first topological
 //!   order, first fit, furthest next use as the victim.
 //! - Problem 2, `best`: a portfolio of orders (depth-first, the Problem 1
@@ -299,6 +299,9 @@ fn residency_solution(
 const P1_SEARCH_WORK: u64 = 15_000_000;
 const P1_RESTARTS: u64 = 12;
 
+/// Restarts of the Problem 1 search run side by side, from the same order.
+const P1_SIDE_BY_SIDE: usize = 2;
+
 /// Below the cap a restart gets this many units per (op, op) pair: a move costs
 /// about a unit per op and a case needs about as many moves as it has ops, so a
 /// small case finishes in milliseconds. Every public case (1,716 nodes and up)
@@ -312,9 +315,10 @@ fn p1_search_work(nodes: usize) -> u64 {
 }
 
 /// `start` improved by block moves and lifetime compressions of its ops
-/// (`residency/reorder/`), each restart from the best order so far (by peak, then
-/// steps at it), each handed to `shown` as `recipe`; `None` when they find no
-/// lower peak.
+/// (`residency/reorder/`): restarts in rounds of [`P1_SIDE_BY_SIDE`] on the watch's
+/// threads, all of a round from the best order so far (by peak, then steps at it;
+/// on a tie the lower seed), each better one handed to `shown` as `recipe`; `None`
+/// when they find no lower peak. The rounds, not the threads, fix the result.
 fn searched_p1(
     case: &Case,
     start: &[NodeId],
@@ -323,17 +327,36 @@ fn searched_p1(
 ) -> Option<Vec<NodeId>> {
     let mut from = start.to_vec();
     let mut from_cost = None;
-    for seed in 1..=P1_RESTARTS {
+    let work = shown.watch.scaled(p1_search_work(case.nodes.len()));
+    let threads = shown.watch.threads();
+    let seeds: Vec<u64> = (1..=P1_RESTARTS).collect();
+    for round in seeds.chunks(P1_SIDE_BY_SIDE) {
         if shown.stopped() {
             break;
         }
-        let mut search = OpOrder::new(case, &from);
-        let work = shown.watch.scaled(p1_search_work(case.nodes.len()));
-        let cost = search.improve(work, seed, &mut || shown.stopped());
-        if cost.is_some() && (from_cost.is_none() || cost <= from_cost) {
-            from = search.order();
-            from_cost = cost;
-            shown.schedule(&from, recipe);
+        let jobs: Vec<_> = round
+            .iter()
+            .map(|&seed| {
+                let from = &from;
+                move |link: &Link<Found>| {
+                    let mut search = OpOrder::new(case, from);
+                    let cost = search.improve(work, seed, &mut || link.stopped());
+                    (cost, search.order())
+                }
+            })
+            .collect();
+        let results = pool::run(threads, jobs, shown);
+        let best = results
+            .into_iter()
+            .flatten()
+            .filter(|(cost, _)| cost.is_some())
+            .reduce(|a, b| if b.0 < a.0 { b } else { a });
+        if let Some((cost, order)) = best {
+            if from_cost.is_none() || cost <= from_cost {
+                from = order;
+                from_cost = cost;
+                shown.schedule(&from, recipe);
+            }
         }
     }
     (residency_peak(case, &from) < residency_peak(case, start)).then_some(from)
