@@ -471,7 +471,8 @@ fn respill_work(nodes: usize) -> u64 {
 
 /// The least-movement plans of the portfolio (one per order and movement) improved
 /// by block moves judged by the allocator itself (`movement/respill.rs`), the
-/// starts side by side on the watch's threads, then the best of them improved again.
+/// starts side by side on the watch's threads, then the best of them improved again
+/// (begun early, as a guess, on a thread the starts leave idle).
 fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
     let Portfolio {
         orders,
@@ -492,13 +493,20 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
     let wants = shown.watch.wants_better();
     let (orders, rules) = (&*orders, &*rules);
     // one search from `schedule` of order `k` under rule `r`
-    let search = |schedule: Vec<NodeId>, k: usize, r: usize, seed: u64, how: &str| {
+    // one search from `schedule` of order `k` under rule `r`, its better plans
+    // handed to the watch as they come when `tell`
+    let search = |schedule: Vec<NodeId>, k: usize, r: usize, seed: u64, tell: bool| {
+        let how = if seed > RESPILL_STARTS as u64 {
+            "searched twice against the allocator"
+        } else {
+            "searched against the allocator"
+        };
         let recipe = format!("{}, {}, {how}", orders[k].1, rules[r].1);
         let opts = rules[r].0;
         move |link: &Link<Found>| {
             let searching = format!("{recipe} (searching)");
             let plan = respill::improve(case, &schedule, opts, each, seed, &mut |better| {
-                if let (Some(plan), true) = (better, wants) {
+                if let (Some(plan), true) = (better, wants && tell) {
                     link.send((plan.clone(), None, searching.clone()));
                 }
                 link.stopped()
@@ -509,41 +517,98 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
             })
         }
     };
-    let jobs: Vec<_> = (1u64..)
-        .zip(&starts)
-        .map(|(seed, &(_, k, r))| {
-            search(
-                orders[k].0.clone(),
-                k,
-                r,
-                seed,
-                "searched against the allocator",
-            )
-        })
-        .collect();
+    let start = |(seed, &(_, k, r)): (u64, &(u64, usize, usize))| {
+        search(orders[k].0.clone(), k, r, seed, true)
+    };
+    let again_seed = RESPILL_STARTS as u64 + 1;
+    // On several threads the starts run side by side; where the last round leaves
+    // a thread idle, the second search starts there from the best start so far,
+    // and is kept when the last round's starts do not beat that one (else it is
+    // made again), so the result is the same on any number of threads.
     let threads = shown.watch.threads();
-    let results = pool::run(threads, jobs, shown);
-    // (movement, order, rule, schedule) of the best start after its search
-    let mut best: Option<(u64, usize, usize, Vec<NodeId>)> = None;
-    for (&(moved, k, r), plan) in starts.iter().zip(results) {
-        let plan = plan.flatten();
-        let (moved, schedule) = plan.as_ref().map_or((moved, &orders[k].0), |p| {
-            (p.0.extra_movement(), &p.0.schedule)
-        });
-        if best.as_ref().is_none_or(|b| moved < b.0) {
-            best = Some((moved, k, r, schedule.clone()));
+    let last = if threads > 1 {
+        starts.len() % threads
+    } else {
+        0
+    };
+    let full = starts.len() - last;
+    let mut jobs: Vec<_> = (1u64..).zip(&starts).map(start).collect();
+    let rest = jobs.split_off(full);
+    let mut best: Option<Best> = None;
+    better_start(
+        &mut best,
+        &starts[..full],
+        pool::run(threads, jobs, shown),
+        orders,
+        found,
+    );
+    let guess = match &best {
+        Some((_, k, r, schedule)) if last > 0 => {
+            Some(search(schedule.clone(), *k, *r, again_seed, false))
         }
-        found.extend(plan);
+        _ => None,
+    };
+    let before = best.as_ref().map(|b| b.0);
+    let mut guessed = None;
+    if let Some(guess) = guess {
+        // the guess runs last, so it begins once every start of the round has
+        let mut round = rest;
+        round.push(guess);
+        let mut results = pool::run(threads, round, shown);
+        // `Some` once the guess has run (to a plan or to none better)
+        guessed = results.pop().flatten();
+        better_start(&mut best, &starts[full..], results, orders, found);
+    } else {
+        better_start(
+            &mut best,
+            &starts[full..],
+            pool::run(threads, rest, shown),
+            orders,
+            found,
+        );
+    }
+    if let (true, Some(guessed)) = (best.as_ref().map(|b| b.0) == before, guessed) {
+        // the search the rounds would have made next: its plan shown only now
+        if let Some((plan, timing, recipe)) = guessed {
+            shown.placed(&plan, Some(&timing), &recipe);
+            found.push((plan, timing, recipe));
+        }
+        return;
     }
     if let Some((_, k, r, schedule)) = best {
-        let seed = RESPILL_STARTS as u64 + 1;
-        let again = search(schedule, k, r, seed, "searched twice against the allocator");
+        let again = search(schedule, k, r, again_seed, true);
         found.extend(
             pool::run(1, vec![again], shown)
                 .into_iter()
                 .flatten()
                 .flatten(),
         );
+    }
+}
+
+/// The start an allocator-judged search goes on from: its movement, order,
+/// rule and schedule.
+type Best = (u64, usize, usize, Vec<NodeId>);
+
+/// Takes the searched `starts` (movement, order, rule) and their `results` into
+/// `found`, and the least movement among them into `best` when lower (on a tie the
+/// earlier).
+fn better_start(
+    best: &mut Option<Best>,
+    starts: &[(u64, usize, usize)],
+    results: Vec<Option<Option<(NpuPlan, Timing, String)>>>,
+    orders: &[(Vec<NodeId>, String)],
+    found: &mut Vec<(NpuPlan, Timing, String)>,
+) {
+    for (&(moved, k, r), plan) in starts.iter().zip(results) {
+        let plan = plan.flatten();
+        let (moved, schedule) = plan.as_ref().map_or((moved, &orders[k].0), |p| {
+            (p.0.extra_movement(), &p.0.schedule)
+        });
+        if best.as_ref().is_none_or(|b| moved < b.0) {
+            *best = Some((moved, k, r, schedule.clone()));
+        }
+        found.extend(plan);
     }
 }
 
