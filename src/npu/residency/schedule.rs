@@ -91,13 +91,27 @@ impl Ranked {
     }
 }
 
-/// Which nodes and buffers one look-ahead has met: those stamped with its number.
+/// Which nodes and buffers one look-ahead (or one deadlock walk) has met: those
+/// stamped with its number.
 struct Marks {
     node: Vec<u32>,
     buffer: Vec<u32>,
     stamp: u32,
     bufs: Vec<BufferId>,
     frontier: Vec<NodeId>,
+}
+
+impl Marks {
+    /// A stamp no node or buffer carries yet.
+    fn next_stamp(&mut self) -> u32 {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.node.fill(0);
+            self.buffer.fill(0);
+            self.stamp = 1;
+        }
+        self.stamp
+    }
 }
 
 /// How the list scheduler ranks available ops.
@@ -335,17 +349,28 @@ impl<'a> State<'a> {
     /// Searches the undone ancestors of `x`'s users for an op needing a new buffer on `level`.
     fn waits_on_level(&self, x: BufferId, level: LevelId) -> bool {
         const LIMIT: usize = 4096;
-        let mut seen: std::collections::HashSet<NodeId> = std::collections::HashSet::new();
-        let mut stack: Vec<NodeId> = self.users[x.index()]
-            .iter()
-            .copied()
-            .filter(|&u| !self.is_done(u))
-            .collect();
+        // nodes seen carry this walk's stamp
+        let mut marks = self.marks.borrow_mut();
+        let stamp = marks.next_stamp();
+        let Marks {
+            node,
+            frontier: stack,
+            ..
+        } = &mut *marks;
+        let mut seen = 0usize;
+        stack.clear();
+        stack.extend(
+            self.users[x.index()]
+                .iter()
+                .copied()
+                .filter(|&u| !self.is_done(u)),
+        );
         while let Some(n) = stack.pop() {
-            if !seen.insert(n) {
+            if std::mem::replace(&mut node[n.index()], stamp) == stamp {
                 continue;
             }
-            if seen.len() > LIMIT {
+            seen += 1;
+            if seen > LIMIT {
                 return true;
             }
             if let Node::Op(op) = self.case.node(n) {
@@ -405,20 +430,14 @@ impl<'a> State<'a> {
             return 0;
         };
         let mut marks = self.marks.borrow_mut();
+        let stamp = marks.next_stamp();
         let Marks {
             node,
             buffer,
-            stamp,
             bufs,
             frontier,
+            ..
         } = &mut *marks;
-        *stamp = stamp.wrapping_add(1);
-        if *stamp == 0 {
-            node.fill(0);
-            buffer.fill(0);
-            *stamp = 1;
-        }
-        let stamp = *stamp;
         // the op's own buffers as they are listed (a repeat counts twice), then
         // each partner's new ones
         bufs.clear();
