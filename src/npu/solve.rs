@@ -183,7 +183,7 @@ fn send<'l>(link: &'l Link<Found>, wants: bool) -> impl FnMut(&NpuPlan, &Timing,
 }
 
 /// One part of the portfolio that runs on its own: its orders, each placed.
-type Job<'c> = Box<dyn FnOnce(&Link<Found>) -> Result<Vec<Placed>, ()> + Send + 'c>;
+type Job<'c> = Box<dyn FnOnce(&Link<Found>) -> Vec<Placed> + Send + 'c>;
 
 pub use super::deps::dfs_order;
 
@@ -387,7 +387,7 @@ fn task_jobs<'c>(
     let run = move |(width, chained, seed): (usize, bool, u64)| -> Job<'c> {
         Box::new(move |link: &Link<Found>| {
             let Some(mut tasks) = Tasks::new(case, base, width) else {
-                return Ok(Vec::new());
+                return Vec::new();
             };
             let mut start = tasks.permutation_of(base);
             if chained {
@@ -411,41 +411,51 @@ fn task_jobs<'c>(
                     &mut send(link, wants),
                 )
             });
-            Ok(placed.into())
+            placed.into()
         })
     };
     TASK_RUNS.into_iter().map(run).collect()
 }
 
 /// The list schedules of [`PRIORITIES`] as jobs, each placed under every rule of
-/// `rules`: a capacity-blind one that fails gives no order; a capacity-aware one
-/// (`movement/cache.rs`) that fails gives `Err`, and the portfolio takes none after
-/// it (a deeper look-ahead would only cost more).
+/// `rules`: a capacity-blind one that fails gives no order; the capacity-aware
+/// ones (`movement/cache.rs`) are one job, from the shallowest look-ahead, which
+/// ends at the first that fails (a deeper look-ahead would only cost more).
 fn list_jobs<'c>(
     case: &'c Case,
     rules: &'c [(SpillOptions, &'static str)],
     wants: bool,
 ) -> Vec<Job<'c>> {
-    PRIORITIES
+    let (aware, blind): (Vec<_>, Vec<_>) = PRIORITIES
         .iter()
+        .partition(|(p, _)| matches!(p, Priority::Capacity(_)));
+    let mut jobs: Vec<Job<'c>> = blind
+        .into_iter()
         .map(|&(p, name)| -> Job<'c> {
             Box::new(move |link: &Link<Found>| {
-                let order = match list_schedule(case, p) {
-                    Ok(order) => order,
-                    Err(_) if matches!(p, Priority::Capacity(_)) => return Err(()),
-                    Err(_) => return Ok(Vec::new()),
+                let Ok(order) = list_schedule(case, p) else {
+                    return Vec::new();
                 };
                 let name = format!("{name} order");
-                Ok(vec![place_all(
-                    case,
-                    rules,
-                    order,
-                    name,
-                    &mut send(link, wants),
-                )])
+                vec![place_all(case, rules, order, name, &mut send(link, wants))]
             })
         })
-        .collect()
+        .collect();
+    jobs.push(Box::new(move |link: &Link<Found>| {
+        let mut placed = Vec::new();
+        for &&(p, name) in &aware {
+            if link.stopped() {
+                break;
+            }
+            let Ok(order) = list_schedule(case, p) else {
+                break;
+            };
+            let name = format!("{name} order");
+            placed.push(place_all(case, rules, order, name, &mut send(link, wants)));
+        }
+        placed
+    }));
+    jobs
 }
 
 /// Nodes the allocator may place in the order search of each case (a few seconds),
@@ -756,36 +766,35 @@ fn portfolio(
         let base = list_schedule(case, Priority::Id).ok();
         let rules = all.rules.clone();
         let mut jobs = list_jobs(case, &rules, shown.watch.wants_better());
-        let lists = jobs.len();
+        // the capacity-aware list schedules' job, the longest of them
+        let aware = jobs.len() - 1;
         if let Some(base) = &base {
             jobs.extend(task_jobs(case, base, &rules, shown));
         }
         if !all.enough(shown) {
             let threads = shown.watch.threads();
-            // on several threads the jobs start last first: the task searches (the
-            // widest, which finds Matmul_Case1's plan, first), then the
-            // capacity-aware list schedules from the deepest look-ahead, the cheap
-            // capacity-blind ones last, so that no long job starts when the other
-            // threads are nearly done; the plans are taken in the same order
-            // either way
-            let backwards = threads > 1;
-            if backwards {
-                jobs.reverse();
+            // on several threads the capacity-aware list schedules start first,
+            // then the task searches (the widest, which finds Matmul_Case1's plan,
+            // first), the cheap capacity-blind ones last, so that no long job
+            // starts when the other threads are nearly done; the plans are taken
+            // in the jobs' order either way
+            let mut start: Vec<usize> = (0..jobs.len()).collect();
+            if threads > 1 {
+                start.reverse();
+                start.retain(|&i| i != aware);
+                start.insert(0, aware);
             }
-            let mut results = pool::run(threads, jobs, shown);
-            if backwards {
-                results.reverse();
+            let mut slots: Vec<Option<Job>> = jobs.into_iter().map(Some).collect();
+            let ordered: Vec<Job> = start
+                .iter()
+                .map(|&i| slots[i].take().expect("once"))
+                .collect();
+            let mut results: Vec<Option<Vec<Placed>>> = (0..start.len()).map(|_| None).collect();
+            for (&i, placed) in start.iter().zip(pool::run(threads, ordered, shown)) {
+                results[i] = placed;
             }
-            let mut failed = false;
-            for (i, placed) in results.into_iter().enumerate() {
-                match placed {
-                    Some(Ok(orders)) if i >= lists || !failed => {
-                        orders.into_iter().for_each(|p| all.record(p))
-                    }
-                    // a deeper look-ahead fails too, or was not wanted
-                    Some(Err(())) => failed = true,
-                    _ => {}
-                }
+            for orders in results.into_iter().flatten() {
+                orders.into_iter().for_each(|p| all.record(p));
             }
         }
         if !all.enough(shown) {
