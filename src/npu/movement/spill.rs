@@ -171,6 +171,11 @@ pub struct Traced {
     trace: Trace,
     /// The input step the placement began at (0 unless taken over).
     from: usize,
+    /// The uses of every buffer along the order placed ([`NextUse`]'s `uses`
+    /// and `first`), which the next placement takes over outside the span where
+    /// the orders differ.
+    uses: Vec<u32>,
+    first: Vec<u32>,
 }
 
 /// Places every buffer of `case` along `order` (original node ids, topological).
@@ -208,7 +213,7 @@ pub fn place_reusing(
     after: Option<(&[NodeId], &Traced)>,
     scratch: &mut Scratch,
 ) -> Result<Option<Traced>, Error> {
-    let mut a = Allocator::new(case, order, opts, scratch);
+    let mut a = Allocator::new(case, order, opts, scratch, after);
     let from = match after {
         Some((before, placed)) => a.resume(order, before, placed),
         None => 0,
@@ -241,8 +246,6 @@ pub fn place_reusing(
 pub struct Scratch {
     resident: Vec<Vec<(u64, u64, BufferId)>>,
     state: Vec<State>,
-    uses: Vec<u32>,
-    first: Vec<u32>,
     cursor: Vec<u32>,
     last: Vec<u32>,
     victims: Vec<BufferId>,
@@ -257,65 +260,133 @@ impl Scratch {
     }
 }
 
+/// Calls `f(buffer, position)` for each use along `order[range]` (an op's
+/// buffers, a FREE's buffer), a buffer used twice by one node once.
+fn each_use(
+    case: &Case,
+    order: &[NodeId],
+    range: std::ops::Range<usize>,
+    last: &mut [u32],
+    f: &mut dyn FnMut(usize, u32),
+) {
+    let mut use_at = |b: usize, i: u32| {
+        if last[b] != i {
+            last[b] = i;
+            f(b, i);
+        }
+    };
+    for i in range {
+        match case.node(order[i]) {
+            Node::Op(op) => op.bufs.iter().for_each(|&b| use_at(b.index(), i as u32)),
+            Node::Free(b) => use_at(b.index(), i as u32),
+            Node::Alloc(_) => {}
+        }
+    }
+}
+
+/// The uses of every buffer along `order` ([`NextUse`]): counted, then filled,
+/// in two passes over one array rather than a vector per buffer.
+fn all_uses(
+    case: &Case,
+    order: &[NodeId],
+    uses: &mut Vec<u32>,
+    first: &mut Vec<u32>,
+    last: &mut Vec<u32>,
+    cursor: &mut Vec<u32>,
+) {
+    let buffers = case.buffers.len();
+    last.clear();
+    last.resize(buffers, u32::MAX);
+    first.clear();
+    first.resize(buffers + 1, 0);
+    each_use(case, order, 0..order.len(), last, &mut |b, _| {
+        first[b + 1] += 1
+    });
+    for b in 0..buffers {
+        first[b + 1] += first[b];
+    }
+    uses.clear();
+    uses.resize(first[buffers] as usize, 0);
+    cursor.clear();
+    cursor.extend_from_slice(&first[..buffers]);
+    last.fill(u32::MAX);
+    each_use(case, order, 0..order.len(), last, &mut |b, i| {
+        uses[cursor[b] as usize] = i;
+        cursor[b] += 1;
+    });
+}
+
+/// `uses` and `first` of `before` made those of `order`: only the positions
+/// where the two orders differ are written again, each buffer's uses there
+/// in order over the ones it had there. False (the arrays then of no use) when
+/// the differing span does not hold the same uses in both orders.
+fn patch_uses(
+    case: &Case,
+    order: &[NodeId],
+    before: &[NodeId],
+    uses: &mut [u32],
+    first: &[u32],
+    last: &mut Vec<u32>,
+    cursor: &mut Vec<u32>,
+) -> bool {
+    let buffers = case.buffers.len();
+    if order.len() != before.len() || first.len() != buffers + 1 {
+        return false;
+    }
+    let lo = order.iter().zip(before).take_while(|(a, b)| a == b).count();
+    let same_end = order[lo..]
+        .iter()
+        .rev()
+        .zip(before[lo..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let hi = order.len() - same_end;
+    last.clear();
+    last.resize(buffers, u32::MAX);
+    cursor.clear();
+    cursor.resize(buffers, u32::MAX);
+    // the buffers used in the span, each with where its uses there began and
+    // ended in `before`
+    let mut touched: Vec<(usize, u32, u32)> = Vec::new();
+    each_use(case, order, lo..hi, last, &mut |b, i| {
+        if cursor[b] == u32::MAX {
+            let own = &uses[first[b] as usize..first[b + 1] as usize];
+            let k = first[b] + own.partition_point(|&u| (u as usize) < lo) as u32;
+            let end = first[b] + own.partition_point(|&u| (u as usize) < hi) as u32;
+            touched.push((b, k, end));
+            cursor[b] = k;
+        }
+        let c = cursor[b] as usize;
+        if c < first[b + 1] as usize {
+            uses[c] = i;
+        }
+        cursor[b] += 1;
+    });
+    // as many uses of each buffer in the span as `before` had there, and no
+    // buffer used there in `before` but not now
+    let counted = touched.iter().all(|&(b, _, end)| cursor[b] == end);
+    let mut all_there = true;
+    last.fill(u32::MAX);
+    each_use(case, before, lo..hi, last, &mut |b, _| {
+        all_there &= cursor[b] != u32::MAX;
+    });
+    counted && all_there
+}
+
 impl<'a> Allocator<'a> {
     fn new(
         case: &'a Case,
         order: &[NodeId],
         opts: SpillOptions,
         scratch: &mut Scratch,
+        after: Option<(&[NodeId], &Traced)>,
     ) -> Allocator<'a> {
-        // the uses of every buffer, each position once, in two passes (count, fill)
-        // over one array rather than a vector per buffer
         let buffers = case.buffers.len();
-        let each_use = |f: &mut dyn FnMut(usize, u32)| {
-            for (i, &n) in order.iter().enumerate() {
-                match case.node(n) {
-                    Node::Op(op) => op.bufs.iter().for_each(|&b| f(b.index(), i as u32)),
-                    Node::Free(b) => f(b.index(), i as u32),
-                    Node::Alloc(_) => {}
-                }
-            }
-        };
-        let mut last = std::mem::take(&mut scratch.last);
-        last.clear();
-        last.resize(buffers, u32::MAX);
-        let mut first = std::mem::take(&mut scratch.first);
-        first.clear();
-        first.resize(buffers + 1, 0);
-        each_use(&mut |b, i| {
-            if last[b] != i {
-                last[b] = i;
-                first[b + 1] += 1;
-            }
-        });
-        for b in 0..buffers {
-            first[b + 1] += first[b];
-        }
-        let mut uses = std::mem::take(&mut scratch.uses);
-        uses.clear();
-        uses.resize(first[buffers] as usize, 0);
-        let mut cursor = std::mem::take(&mut scratch.cursor);
-        cursor.clear();
-        cursor.extend_from_slice(&first[..buffers]);
-        last.fill(u32::MAX);
-        each_use(&mut |b, i| {
-            if last[b] != i {
-                last[b] = i;
-                uses[cursor[b] as usize] = i;
-                cursor[b] += 1;
-            }
-        });
-        cursor.copy_from_slice(&first[..buffers]);
-        scratch.last = last;
-        let mut resident = std::mem::take(&mut scratch.resident);
-        resident.resize_with(case.levels.len(), Vec::new);
-        resident.iter_mut().for_each(Vec::clear);
-        let mut state = std::mem::take(&mut scratch.state);
-        state.clear();
-        state.resize(buffers, State::Unallocated);
         let Traced {
             mut plan,
             mut trace,
+            mut uses,
+            mut first,
             ..
         } = scratch.spare.take().unwrap_or(Traced {
             plan: NpuPlan {
@@ -326,7 +397,36 @@ impl<'a> Allocator<'a> {
             },
             trace: Trace::default(),
             from: 0,
+            uses: Vec::new(),
+            first: Vec::new(),
         });
+        let mut last = std::mem::take(&mut scratch.last);
+        let mut cursor = std::mem::take(&mut scratch.cursor);
+        let taken = after.is_some_and(|(before, placed)| {
+            uses.clone_from(&placed.uses);
+            first.clone_from(&placed.first);
+            patch_uses(
+                case,
+                order,
+                before,
+                &mut uses,
+                &first,
+                &mut last,
+                &mut cursor,
+            )
+        });
+        if !taken {
+            all_uses(case, order, &mut uses, &mut first, &mut last, &mut cursor);
+        }
+        cursor.clear();
+        cursor.extend_from_slice(&first[..buffers]);
+        scratch.last = last;
+        let mut resident = std::mem::take(&mut scratch.resident);
+        resident.resize_with(case.levels.len(), Vec::new);
+        resident.iter_mut().for_each(Vec::clear);
+        let mut state = std::mem::take(&mut scratch.state);
+        state.clear();
+        state.resize(buffers, State::Unallocated);
         plan.schedule.clear();
         plan.schedule.reserve(order.len());
         plan.offsets.clear();
@@ -359,14 +459,14 @@ impl<'a> Allocator<'a> {
     fn give_back(self, scratch: &mut Scratch) -> Traced {
         scratch.resident = self.resident;
         scratch.state = self.state;
-        scratch.uses = self.next.uses;
-        scratch.first = self.next.first;
         scratch.cursor = self.next.cursor;
         scratch.victims = self.victims;
         Traced {
             plan: self.plan,
             trace: self.trace,
             from: 0,
+            uses: self.next.uses,
+            first: self.next.first,
         }
     }
 
@@ -740,6 +840,59 @@ mod tests {
     use super::super::super::residency::schedule::{list_schedule, Priority};
     use super::super::super::tiled::tiled_matmul;
     use super::*;
+
+    /// The uses of an order patched from another's where they differ equal the
+    /// uses counted afresh; a span that does not hold the same uses is refused.
+    #[test]
+    fn patched_uses_equal_counted_ones_or_are_refused() {
+        let case = tiled_matmul(3, 4, 3).unwrap();
+        let before = dfs_order(&case);
+        let (mut uses, mut first) = (Vec::new(), Vec::new());
+        let (mut last, mut cursor) = (Vec::new(), Vec::new());
+        all_uses(
+            &case,
+            &before,
+            &mut uses,
+            &mut first,
+            &mut last,
+            &mut cursor,
+        );
+        let counted = |order: &[NodeId]| {
+            let (mut u, mut f, mut l, mut c) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            all_uses(&case, order, &mut u, &mut f, &mut l, &mut c);
+            (u, f)
+        };
+        let n = before.len();
+        let mut refused = 0;
+        for k in 0..200 {
+            let (a, b) = ((k * 37) % n, (k * 101 + 13) % n);
+            let mut order = before.clone();
+            if k % 4 == 3 {
+                // not a reordering: one node stands in for another
+                order[a] = before[b];
+            } else {
+                order.swap(a, b);
+            }
+            let mut patched = uses.clone();
+            let ok = patch_uses(
+                &case,
+                &order,
+                &before,
+                &mut patched,
+                &first,
+                &mut last,
+                &mut cursor,
+            );
+            let (u, f) = counted(&order);
+            if ok {
+                assert_eq!((&patched, &first), (&u, &f), "move {k}");
+            } else {
+                refused += 1;
+            }
+        }
+        // the stand-ins that change some buffer's uses are refused
+        assert!(refused >= 30, "{refused} refused");
+    }
 
     /// One working memory through many placements gives what fresh ones give:
     /// nothing of a placement, a plan given up at its limit or a recycled plan
