@@ -502,7 +502,6 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
     let each = work / (RESPILL_STARTS as u64 + 1);
     let wants = shown.watch.wants_better();
     let (orders, rules) = (&*orders, &*rules);
-    // one search from `schedule` of order `k` under rule `r`
     // one search from `schedule` of order `k` under rule `r`, its better plans
     // handed to the watch as they come when `tell`
     let search = |schedule: Vec<NodeId>, k: usize, r: usize, seed: u64, tell: bool| {
@@ -559,24 +558,18 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
         _ => None,
     };
     let before = best.as_ref().map(|b| b.0);
-    let mut guessed = None;
-    if let Some(guess) = guess {
-        // the guess runs last, so it begins once every start of the round has
-        let mut round = rest;
-        round.push(guess);
-        let mut results = pool::run(threads, round, shown);
-        // `Some` once the guess has run (to a plan or to none better)
-        guessed = results.pop().flatten();
-        better_start(&mut best, &starts[full..], results, orders, found);
+    // the guess runs last, so it begins once every start of the round has
+    let guessing = guess.is_some();
+    let mut round = rest;
+    round.extend(guess);
+    let mut results = pool::run(threads, round, shown);
+    // `Some` once the guess has run (to a plan or to none better)
+    let guessed = if guessing {
+        results.pop().flatten()
     } else {
-        better_start(
-            &mut best,
-            &starts[full..],
-            pool::run(threads, rest, shown),
-            orders,
-            found,
-        );
-    }
+        None
+    };
+    better_start(&mut best, &starts[full..], results, orders, found);
     if let (true, Some(guessed)) = (best.as_ref().map(|b| b.0) == before, guessed) {
         // the search the rounds would have made next: its plan shown only now
         if let Some((plan, timing, recipe)) = guessed {

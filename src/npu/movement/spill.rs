@@ -213,9 +213,14 @@ pub fn place_reusing(
     after: Option<(&[NodeId], &Traced)>,
     scratch: &mut Scratch,
 ) -> Result<Option<Traced>, Error> {
+    // the earlier order, its placement, and how far the two orders agree
+    let after = after.map(|(before, placed)| {
+        let shared = order.iter().zip(before).take_while(|(a, b)| a == b).count();
+        (before, placed, shared)
+    });
     let mut a = Allocator::new(case, order, opts, scratch, after);
     let from = match after {
-        Some((before, placed)) => a.resume(order, before, placed),
+        Some((_, placed, shared)) => a.resume(placed, shared),
         None => 0,
     };
     let mut within = a.moved <= limit;
@@ -316,14 +321,17 @@ fn all_uses(
     });
 }
 
-/// `uses` and `first` of `before` made those of `order`: only the positions
-/// where the two orders differ are written again, each buffer's uses there
-/// in order over the ones it had there. False (the arrays then of no use) when
-/// the differing span does not hold the same uses in both orders.
+/// `uses` and `first` of `before` made those of `order`, which agree on their
+/// first `lo` nodes: only the positions where the two orders differ are written
+/// again, each buffer's uses there in order over the ones it had there. False
+/// (the arrays then of no use) when the differing span does not hold the same
+/// uses in both orders.
+#[allow(clippy::too_many_arguments)]
 fn patch_uses(
     case: &Case,
     order: &[NodeId],
     before: &[NodeId],
+    lo: usize,
     uses: &mut [u32],
     first: &[u32],
     last: &mut Vec<u32>,
@@ -333,7 +341,6 @@ fn patch_uses(
     if order.len() != before.len() || first.len() != buffers + 1 {
         return false;
     }
-    let lo = order.iter().zip(before).take_while(|(a, b)| a == b).count();
     let same_end = order[lo..]
         .iter()
         .rev()
@@ -345,16 +352,15 @@ fn patch_uses(
     last.resize(buffers, u32::MAX);
     cursor.clear();
     cursor.resize(buffers, u32::MAX);
-    // the buffers used in the span, each with where its uses there began and
-    // ended in `before`
-    let mut touched: Vec<(usize, u32, u32)> = Vec::new();
+    // the buffers used in the span, each with where its uses there ended in
+    // `before` (they began at its cursor's first value)
+    let mut touched: Vec<(usize, u32)> = Vec::new();
     each_use(case, order, lo..hi, last, &mut |b, i| {
         if cursor[b] == u32::MAX {
             let own = &uses[first[b] as usize..first[b + 1] as usize];
-            let k = first[b] + own.partition_point(|&u| (u as usize) < lo) as u32;
             let end = first[b] + own.partition_point(|&u| (u as usize) < hi) as u32;
-            touched.push((b, k, end));
-            cursor[b] = k;
+            touched.push((b, end));
+            cursor[b] = first[b] + own.partition_point(|&u| (u as usize) < lo) as u32;
         }
         let c = cursor[b] as usize;
         if c < first[b + 1] as usize {
@@ -364,7 +370,7 @@ fn patch_uses(
     });
     // as many uses of each buffer in the span as `before` had there, and no
     // buffer used there in `before` but not now
-    let counted = touched.iter().all(|&(b, _, end)| cursor[b] == end);
+    let counted = touched.iter().all(|&(b, end)| cursor[b] == end);
     let mut all_there = true;
     last.fill(u32::MAX);
     each_use(case, before, lo..hi, last, &mut |b, _| {
@@ -379,7 +385,7 @@ impl<'a> Allocator<'a> {
         order: &[NodeId],
         opts: SpillOptions,
         scratch: &mut Scratch,
-        after: Option<(&[NodeId], &Traced)>,
+        after: Option<(&[NodeId], &Traced, usize)>,
     ) -> Allocator<'a> {
         let buffers = case.buffers.len();
         let Traced {
@@ -402,13 +408,14 @@ impl<'a> Allocator<'a> {
         });
         let mut last = std::mem::take(&mut scratch.last);
         let mut cursor = std::mem::take(&mut scratch.cursor);
-        let taken = after.is_some_and(|(before, placed)| {
+        let taken = after.is_some_and(|(before, placed, shared)| {
             uses.clone_from(&placed.uses);
             first.clone_from(&placed.first);
             patch_uses(
                 case,
                 order,
                 before,
+                shared,
                 &mut uses,
                 &first,
                 &mut last,
@@ -470,16 +477,12 @@ impl<'a> Allocator<'a> {
         }
     }
 
-    /// Takes over the placement of `before` as far as it holds for `order` (see
-    /// [`place_reusing`]): the input step to go on from.
-    fn resume(&mut self, order: &[NodeId], before: &[NodeId], placed: &Traced) -> usize {
+    /// Takes over `placed`, the placement of an order that agrees with this one
+    /// on its first `shared` nodes, as far as it holds (see [`place_reusing`]):
+    /// the input step to go on from.
+    fn resume(&mut self, placed: &Traced, shared: usize) -> usize {
         let (old, trace) = (&placed.plan, &placed.trace);
-        let parted = order
-            .iter()
-            .zip(before)
-            .position(|(a, b)| a != b)
-            .unwrap_or(order.len().min(before.len()))
-            .min(trace.step_at.len());
+        let parted = shared.min(trace.step_at.len());
         // the earlier choices, made again with this order's next uses
         let range = |r: &std::ops::Range<u32>| r.start as usize..r.end as usize;
         let mut from = parted;
@@ -874,10 +877,16 @@ mod tests {
                 order.swap(a, b);
             }
             let mut patched = uses.clone();
+            let lo = order
+                .iter()
+                .zip(&before)
+                .take_while(|(a, b)| a == b)
+                .count();
             let ok = patch_uses(
                 &case,
                 &order,
                 &before,
+                lo,
                 &mut patched,
                 &first,
                 &mut last,
