@@ -39,6 +39,8 @@ struct State<'a> {
     case: &'a Case,
     /// Ops ranked and look-ahead ops visited so far: the cost of the schedule.
     work: std::cell::Cell<u64>,
+    /// The work a capacity-aware schedule may take.
+    limit: u64,
     /// Cached [`State::growth`] per node; `i64::MIN` when stale.
     growth_of: Vec<std::cell::Cell<i64>>,
     deps: NodeDeps,
@@ -135,13 +137,41 @@ pub fn min_residency(case: &Case) -> Result<Vec<NodeId>, Error> {
 }
 
 pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<NodeId>, Error> {
-    schedule(case, priority, false)
+    schedule(case, priority, Run::default())
 }
 
-/// [`list_schedule`]; `rank_all` ranks every ready op at every step, as it did
-/// before the growth priorities kept their ranks (the tests compare the two).
-fn schedule(case: &Case, priority: Priority, rank_all: bool) -> Result<Vec<NodeId>, Error> {
+/// How [`schedule`] runs (the tests compare the ways).
+#[derive(Clone, Copy)]
+struct Run {
+    /// Rank every ready op at every step, as before the growth priorities kept
+    /// their ranks.
+    rank_all: bool,
+    /// The work a capacity-aware schedule may take.
+    limit: u64,
+    /// Give up as soon as the limit is sure to be passed ([`work_after`]), not
+    /// only once it is.
+    foresee: bool,
+}
+
+impl Default for Run {
+    fn default() -> Run {
+        Run {
+            rank_all: false,
+            limit: WORK_LIMIT,
+            foresee: true,
+        }
+    }
+}
+
+/// [`list_schedule`], run as `run` says.
+fn schedule(case: &Case, priority: Priority, run: Run) -> Result<Vec<NodeId>, Error> {
+    let Run {
+        rank_all,
+        limit,
+        foresee,
+    } = run;
     let mut s = State::new(case);
+    s.limit = limit;
     let growth = matches!(priority, Priority::Growth | Priority::NonGrowingFirst);
     if growth && !rank_all {
         let mut ranked = Ranked {
@@ -153,15 +183,20 @@ fn schedule(case: &Case, priority: Priority, rank_all: bool) -> Result<Vec<NodeI
         s.ready.iter().for_each(|&o| ranked.touch(o));
         s.ranked = Some(ranked);
     }
+    // ops not yet run, this step's included
+    let mut left = case.node_ids().filter(|&i| case.is_op(i)).count() as u64;
     while !s.ready.is_empty() {
         s.work.set(s.work.get() + s.ready.len() as u64);
-        if matches!(priority, Priority::Capacity(_)) && s.work.get() > WORK_LIMIT {
+        // over the limit now, or sure to be before the end
+        let sure = s.work.get() + work_after(s.ready.len() as u64, left) * u64::from(foresee);
+        if matches!(priority, Priority::Capacity(_)) && sure > limit {
             return Err(Error::limit(
                 format!("the work of the {priority:?} list schedule"),
-                s.work.get(),
-                WORK_LIMIT,
+                sure,
+                limit,
             ));
         }
+        left = left.saturating_sub(1);
         let pick = match priority {
             Priority::Id => s.ready.iter().copied().find(|&o| s.l0_ok(o)),
             _ if growth && !rank_all => s.ranked_pick(priority),
@@ -209,6 +244,21 @@ fn schedule(case: &Case, priority: Priority, rank_all: bool) -> Result<Vec<NodeI
     Ok(s.order)
 }
 
+/// The least work the steps after this one can take, with `ready` ops ready now
+/// and `left` ops to run (this step's included): each step ranks every ready op,
+/// and a step takes one op out of the ready ones, so the next step has at least
+/// `ready - 1`, the one after `ready - 2`, and so on, never fewer than one. A
+/// schedule whose work so far and this bound pass the limit fails as surely (or
+/// gets stuck) as if it went on; it stops at once instead.
+fn work_after(ready: u64, left: u64) -> u64 {
+    let steps = left.saturating_sub(1);
+    // steps with ready - k > 1 ops ready (k = 1, 2, ...), then one each
+    let shrinking = steps.min(ready.saturating_sub(1));
+    let first = ready.saturating_sub(1);
+    let last = ready.saturating_sub(shrinking);
+    (first + last) * shrinking / 2 + (steps - shrinking)
+}
+
 impl<'a> State<'a> {
     fn new(case: &'a Case) -> State<'a> {
         let deps = NodeDeps::of(case);
@@ -233,6 +283,7 @@ impl<'a> State<'a> {
         State {
             case,
             work: std::cell::Cell::new(0),
+            limit: WORK_LIMIT,
             growth_of: (0..case.nodes.len())
                 .map(|_| std::cell::Cell::new(i64::MIN))
                 .collect(),
@@ -466,7 +517,7 @@ impl<'a> State<'a> {
                     node[q.index()] = stamp;
                     seen += 1;
                     self.work.set(self.work.get() + 1);
-                    if self.work.get() > WORK_LIMIT {
+                    if self.work.get() > self.limit {
                         return u64::MAX;
                     }
                     frontier.push(q);
@@ -625,11 +676,78 @@ mod tests {
             let case = tiled_matmul(m, k, n).unwrap();
             for case in [case.reversed(), case] {
                 for p in [Priority::Growth, Priority::NonGrowingFirst] {
-                    let kept = schedule(&case, p, false).unwrap();
-                    let every = schedule(&case, p, true).unwrap();
+                    let kept = schedule(&case, p, Run::default()).unwrap();
+                    let all = Run {
+                        rank_all: true,
+                        ..Run::default()
+                    };
+                    let every = schedule(&case, p, all).unwrap();
                     assert_eq!(kept, every, "{m}x{k}x{n} {p:?}");
                 }
             }
         }
+    }
+
+    /// The least work after a step, summed the slow way: every later step with one
+    /// ready op fewer than the step before, never fewer than one.
+    #[test]
+    fn the_work_after_a_step_is_the_least_the_steps_left_can_take() {
+        for ready in 1..40u64 {
+            for left in 1..60u64 {
+                let slow: u64 = (1..left).map(|k| ready.saturating_sub(k).max(1)).sum();
+                assert_eq!(work_after(ready, left), slow, "{ready} ready, {left} left");
+            }
+        }
+    }
+
+    /// Giving up once the limit is sure to be passed changes no outcome: for
+    /// limits from far too small to ample, and at the least limit a schedule
+    /// needs, the capacity-aware schedules succeed with the same order or fail
+    /// alike with and without foresight.
+    #[test]
+    fn foreseen_failures_are_failures() {
+        let (mut ok, mut failed) = (0, 0);
+        for (m, k, n) in [(3, 4, 5), (6, 5, 3)] {
+            let case = tiled_matmul(m, k, n).unwrap();
+            for depth in [1, 4, 16] {
+                let run = |limit, foresee| {
+                    let run = Run {
+                        limit,
+                        foresee,
+                        ..Run::default()
+                    };
+                    schedule(&case, Priority::Capacity(depth), run).ok()
+                };
+                let mut limits = vec![];
+                let mut limit = 64;
+                while limit < 4_000_000 {
+                    limits.push(limit);
+                    limit = limit * 5 / 4;
+                }
+                // the least limit it succeeds at, and the one below
+                let (mut lo, mut hi) = (0u64, 4_000_000u64);
+                assert!(run(hi, false).is_some());
+                while hi - lo > 1 {
+                    let mid = (lo + hi) / 2;
+                    if run(mid, false).is_some() {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                limits.extend([lo, hi]);
+                for limit in limits {
+                    let sure = run(limit, true);
+                    let at = format!("{m}x{k}x{n} depth {depth} limit {limit}");
+                    assert_eq!(sure, run(limit, false), "{at}");
+                    if sure.is_some() {
+                        ok += 1;
+                    } else {
+                        failed += 1;
+                    }
+                }
+            }
+        }
+        assert!(ok > 20 && failed > 20, "{ok} succeed, {failed} fail");
     }
 }
