@@ -68,6 +68,7 @@ impl Tasks<'_> {
             let accept = c <= cost
                 || (temperature > 0.0 && rng.unit() < (-((c - cost) as f64) / temperature).exp());
             if accept {
+                self.take();
                 perm = next;
                 cost = c;
                 if cost < best_cost {

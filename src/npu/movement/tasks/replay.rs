@@ -16,14 +16,16 @@ pub(super) fn replay(
         next,
         buffers,
         residents,
+        scanned,
     } = scratch;
+    *scanned = 0;
     next.clear();
     next.resize(seq.len(), u32::MAX);
     for &b in seq {
         let buf = &mut buffers[b.index()];
         buf.later = u32::MAX;
         buf.at = NOT_RESIDENT;
-        buf.seen = false;
+        buf.seen = 0;
     }
     for p in (0..seq.len()).rev() {
         let buf = &mut buffers[seq[p].index()];
@@ -45,12 +47,13 @@ pub(super) fn replay(
         let level = level as usize;
         let list = &mut residents[level];
         if at == NOT_RESIDENT {
-            if seen {
+            if seen != 0 {
                 moved += cost;
             }
-            buffers[b.index()].seen = true;
+            buffers[b.index()].seen = 1;
             // the furthest next access leaves first (entries are unique)
             while used[level] + size > capacity[level] && !list.is_empty() {
+                *scanned += list.len() as u64;
                 let (mut far, mut furthest) = (0, 0u64);
                 for (k, &e) in list.iter().enumerate() {
                     if e > furthest {
@@ -78,7 +81,7 @@ pub(super) fn replay(
 
 /// Takes the resident at `at` out of its level's list (the last one moves into
 /// its place): the buffer.
-fn leave(list: &mut Vec<u64>, buffers: &mut [Buffer], at: usize) -> BufferId {
+pub(super) fn leave(list: &mut Vec<u64>, buffers: &mut [Buffer], at: usize) -> BufferId {
     let gone = BufferId(list.swap_remove(at) as u32);
     buffers[gone.index()].at = NOT_RESIDENT;
     if let Some(&moved) = list.get(at) {
@@ -87,27 +90,49 @@ fn leave(list: &mut Vec<u64>, buffers: &mut [Buffer], at: usize) -> BufferId {
     gone
 }
 
-const NOT_RESIDENT: u32 = u32::MAX;
+pub(super) const NOT_RESIDENT: u32 = u32::MAX;
 
 /// A resident in its level's list: its next access, then the buffer (no two
 /// alike: one access per position).
-fn entry(next: u32, b: BufferId) -> u64 {
+pub(super) fn entry(next: u32, b: BufferId) -> u64 {
     u64::from(next) << 32 | u64::from(b.0)
 }
 
 /// What the replay knows of one buffer, in one place (one cache line read per
 /// access instead of several arrays and the case's buffer).
 #[derive(Clone, Copy)]
-struct Buffer {
+pub(super) struct Buffer {
     /// The next access while walking backwards.
-    later: u32,
+    pub(super) later: u32,
     /// Its place in its level's list, else [`NOT_RESIDENT`].
-    at: u32,
-    level: u32,
-    seen: bool,
-    size: u64,
+    pub(super) at: u32,
+    /// Its first access in the current order (`resume.rs`).
+    pub(super) first: u32,
+    /// Not zero once accessed (here); the replay that last found it not
+    /// resident (`resume.rs`).
+    pub(super) seen: u32,
+    pub(super) level: u32,
+    pub(super) size: u64,
     /// What one spill of it moves.
-    cost: u64,
+    pub(super) cost: u64,
+}
+
+impl Buffer {
+    /// The case's buffers as the replays know them.
+    pub(super) fn all(case: &Case) -> Vec<Buffer> {
+        case.buffers
+            .iter()
+            .map(|b| Buffer {
+                later: u32::MAX,
+                at: NOT_RESIDENT,
+                first: u32::MAX,
+                seen: 0,
+                level: b.level.index() as u32,
+                size: b.size,
+                cost: b.spill_cost(),
+            })
+            .collect()
+    }
 }
 
 /// Working memory of [`replay`], kept between calls.
@@ -121,33 +146,24 @@ pub(super) struct Scratch {
     /// eviction costs less than a heap kept in order on every access (and entries
     /// go stale in it), and an access to a resident rewrites its entry in place.
     residents: Vec<Vec<u64>>,
+    /// Residents the last replay looked at for evictions.
+    pub(super) scanned: u64,
 }
 
 impl Scratch {
     pub(super) fn new(case: &Case) -> Scratch {
-        let buffers = case
-            .buffers
-            .iter()
-            .map(|b| Buffer {
-                later: u32::MAX,
-                at: NOT_RESIDENT,
-                level: b.level.index() as u32,
-                seen: false,
-                size: b.size,
-                cost: b.spill_cost(),
-            })
-            .collect();
         Scratch {
             seq: Vec::new(),
             next: Vec::new(),
-            buffers,
+            buffers: Buffer::all(case),
             residents: vec![Vec::new(); case.levels.len()],
+            scanned: 0,
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::super::super::case::default_levels;
     use super::super::super::super::tiled::CaseBuilder;
     use super::*;
@@ -155,7 +171,17 @@ mod tests {
 
     /// The data a furthest-next-use replay moves, computed the slow way: the next
     /// access of every resident found by looking ahead in `seq`.
-    fn slow_replay(case: &Case, capacity: &[u64], seq: &[BufferId]) -> u64 {
+    pub(in super::super) fn slow_replay(case: &Case, capacity: &[u64], seq: &[BufferId]) -> u64 {
+        slow_states(case, capacity, seq).0
+    }
+
+    /// [`slow_replay`], and the residents before each access (and after the last).
+    pub(in super::super) fn slow_states(
+        case: &Case,
+        capacity: &[u64],
+        seq: &[BufferId],
+    ) -> (u64, Vec<Vec<u32>>) {
+        let mut states = Vec::new();
         let next_after = |b: BufferId, p: usize| {
             (p + 1..seq.len())
                 .find(|&q| seq[q] == b)
@@ -165,6 +191,9 @@ mod tests {
         let mut seen: Vec<BufferId> = Vec::new();
         let mut moved = 0;
         for (p, &b) in seq.iter().enumerate() {
+            let mut now: Vec<u32> = resident.iter().map(|r| r.0).collect();
+            now.sort_unstable();
+            states.push(now);
             let buf = case.buffer(b);
             let level = buf.level;
             let used = |resident: &Vec<BufferId>| -> u64 {
@@ -194,7 +223,30 @@ mod tests {
                 resident.retain(|&r| r != b);
             }
         }
-        moved
+        let mut now: Vec<u32> = resident.iter().map(|r| r.0).collect();
+        now.sort_unstable();
+        states.push(now);
+        (moved, states)
+    }
+
+    /// A case of `4 + round % 12` buffers of L1 and UB, some loaded by a COPY_IN
+    /// (half the cost), with the levels' capacities for the replay: the case,
+    /// the capacities and the buffer count.
+    pub(in super::super) fn random_case(rng: &mut Rng, round: usize) -> (Case, Vec<u64>, usize) {
+        let mut c = CaseBuilder::default();
+        let count = 4 + round % 12;
+        for i in 0..count {
+            let level = if i % 3 == 2 { "UB" } else { "L1" };
+            let b = c.alloc(64 * (1 + rng.below(12) as u64), level);
+            let pipe = if i % 2 == 0 { "MTE2" } else { "VECTOR" };
+            let name = if i % 2 == 0 { "COPY_IN" } else { "ADD" };
+            c.op(name, pipe, 1, &[b], &[]);
+        }
+        let case = c.finish("replay", default_levels()).unwrap();
+        let mut capacity: Vec<u64> = case.levels.iter().map(|l| l.capacity).collect();
+        capacity[case.level_index("L1").unwrap().index()] = 128 * (2 + round as u64 % 6);
+        capacity[case.level_index("UB").unwrap().index()] = 64 * (3 + round as u64 % 5);
+        (case, capacity, count)
     }
 
     #[test]
@@ -202,20 +254,7 @@ mod tests {
         let mut rng = Rng::new(7);
         let mut spilled = 0;
         for round in 0..40 {
-            // buffers of L1 and UB, some loaded by a COPY_IN (half the cost)
-            let mut c = CaseBuilder::default();
-            let count = 4 + round % 12;
-            for i in 0..count {
-                let level = if i % 3 == 2 { "UB" } else { "L1" };
-                let b = c.alloc(64 * (1 + rng.below(12) as u64), level);
-                let pipe = if i % 2 == 0 { "MTE2" } else { "VECTOR" };
-                let name = if i % 2 == 0 { "COPY_IN" } else { "ADD" };
-                c.op(name, pipe, 1, &[b], &[]);
-            }
-            let case = c.finish("replay", default_levels()).unwrap();
-            let mut capacity: Vec<u64> = case.levels.iter().map(|l| l.capacity).collect();
-            capacity[case.level_index("L1").unwrap().index()] = 128 * (2 + round as u64 % 6);
-            capacity[case.level_index("UB").unwrap().index()] = 64 * (3 + round as u64 % 5);
+            let (case, capacity, count) = random_case(&mut rng, round);
             let seq: Vec<BufferId> = (0..150)
                 .map(|_| BufferId(rng.below(count) as u32))
                 .collect();
