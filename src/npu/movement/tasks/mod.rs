@@ -448,4 +448,29 @@ mod tests {
             }
         }
     }
+
+    /// The annealing finds the same permutation at the same cost whether it
+    /// replays every permutation whole or only where it differs from the one
+    /// taken last (an 8x8x8 tiled matmul evicts enough for the latter).
+    #[test]
+    fn resumed_replays_anneal_as_whole_ones() {
+        let case = tiled_matmul(8, 8, 8).unwrap();
+        let base = list_schedule(&case, Priority::Id).unwrap();
+        for width in [1, 2] {
+            let run = |whole: bool| {
+                let mut tasks = Tasks::new(&case, &base, width).expect("tasks");
+                // deciding before the first replay keeps every replay whole
+                tasks.decided = whole;
+                let start = tasks.permutation_of(&base);
+                let budget = 300 * tasks.accesses_per_run();
+                let found = tasks.anneal(&start, budget, 11, &mut || false);
+                (found, tasks.resumed.is_some())
+            };
+            let (resumed, used) = run(false);
+            assert!(used, "width {width}: the replays resume");
+            let (whole, used) = run(true);
+            assert!(!used, "width {width}: the replays are whole");
+            assert_eq!(resumed, whole, "width {width}");
+        }
+    }
 }
