@@ -37,9 +37,15 @@ impl Colouring {
 
 /// Buffer indices sorted by birth, ties by index.
 pub fn birth_order(buffers: &[Buffer]) -> Vec<u32> {
-    let mut idx: Vec<u32> = (0..buffers.len() as u32).collect();
-    idx.sort_by_key(|&i| (buffers[i as usize].life.start, i));
-    idx
+    // (start, index) in one word: unique keys, so an unstable sort gives the
+    // stable order, and comparisons read no buffer
+    let mut keys: Vec<u64> = buffers
+        .iter()
+        .zip(0u32..)
+        .map(|(b, i)| u64::from(b.life.start) << 32 | u64::from(i))
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|k| k as u32).collect()
 }
 
 pub fn colour(buffers: &[Buffer]) -> Colouring {

@@ -187,16 +187,25 @@ fn by_birth<'p>(plan: &'p Plan, truth: &[Option<(u32, u32)>]) -> Vec<(u32, u32, 
             .flatten()
             .unwrap_or((p.start, p.end))
     };
-    let mut by_start: Vec<(u32, u32, &Placement)> = plan
+    // sorted by (start, id, place in the plan) packed as one key, so that no
+    // comparison reads a placement
+    let mut keyed: Vec<(u128, u32, &Placement)> = plan
         .tensors
         .iter()
-        .filter(|p| p.size > 0)
-        .map(|p| (life(p), p))
-        .filter(|((s, e), _)| s <= e)
-        .map(|((s, e), p)| (s, e, p))
+        .zip(0u32..)
+        .filter(|(p, _)| p.size > 0)
+        .map(|(p, k)| (life(p), p, k))
+        .filter(|((s, e), _, _)| s <= e)
+        .map(|((s, e), p, k)| {
+            let key = u128::from(s) << 64 | u128::from(p.id) << 32 | u128::from(k);
+            (key, e, p)
+        })
         .collect();
-    by_start.sort_by_key(|&(s, _, p)| (s, p.id));
-    by_start
+    keyed.sort_unstable_by_key(|&(key, _, _)| key);
+    keyed
+        .into_iter()
+        .map(|(key, e, p)| ((key >> 64) as u32, e, p))
+        .collect()
 }
 
 /// Every pair of tensors alive at a common step that share a byte. When the
