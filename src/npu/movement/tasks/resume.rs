@@ -1,5 +1,5 @@
-//! The spill model of the task search: an access sequence replayed at the levels'
-//! capacities with furthest-next-use eviction, counting the data it moves.
+//! The task search's spill model (`replay.rs`) replaying only where an order can
+//! differ from the one taken last, for cases where evictions are many.
 //!
 //! The search tries orders that differ from its current one in a span of groups;
 //! [`Replay`] keeps the current order's replay and replays a new order only where
@@ -37,17 +37,15 @@ pub(super) struct Replay {
     total: u64,
     /// Counts replays (see [`Buffer::seen`]).
     run_id: u32,
-
     /// The order tried last, not yet taken.
     tried: Option<Tried>,
     /// States (and `local`s) a replay records for [`Replay::take`].
     fresh: Vec<Mark>,
     fresh_local: Vec<u32>,
-    /// Working memory: the next accesses of the span tried, the levels' residents as [`entry`]s (in no order: a level
-    /// holds a few dozen buffers, so one pass for the furthest on an eviction
-    /// costs less than a heap kept in order on every access), the room used.
+    /// Working memory: the next accesses of the span tried; per buffer of a
+    /// reordered span, where its accesses there begin in its run; the levels'
+    /// residents as [`entry`]s, in no order (as in `replay.rs`); the room used.
     cand_next: Vec<u32>,
-    /// Per buffer of a reordered span, where its accesses there begin in its run.
     spans: Vec<(BufferId, u32)>,
     residents: Vec<Vec<u64>>,
     used: Vec<u64>,
