@@ -235,45 +235,40 @@ impl<'a> Tasks<'a> {
         seq.clear();
         starts.clear();
         let resuming = self.resumed.is_some() && self.current.len() == perm.len();
-        let moved = match resuming {
-            true => {
-                let differ = |(a, b): (&u32, &u32)| a != b;
-                let pairs = || perm.iter().zip(&self.current);
-                let span = pairs().position(differ).zip(pairs().rposition(differ));
-                // the groups from the first that differs to the last that does
-                let groups = span.map_or(&[][..], |(first, last)| {
-                    &perm[first / g * g..((last / g + 1) * g).min(perm.len())]
-                });
-                for group in groups.chunks(g) {
-                    starts.push(seq.len() as u32);
-                    self.interleave(group, &mut seq);
-                }
-                let resumed = self.resumed.as_mut().expect("resuming");
-                match span {
-                    Some((first, last)) => {
-                        resumed.try_order(first / g, last / g + 1, &seq, &starts)
-                    }
-                    None => resumed.total(),
+        let moved = if resuming {
+            let differ = |(a, b): (&u32, &u32)| a != b;
+            let pairs = || perm.iter().zip(&self.current);
+            let span = pairs().position(differ).zip(pairs().rposition(differ));
+            // the groups from the first that differs to the last that does
+            let groups = span.map_or(&[][..], |(first, last)| {
+                &perm[first / g * g..((last / g + 1) * g).min(perm.len())]
+            });
+            for group in groups.chunks(g) {
+                starts.push(seq.len() as u32);
+                self.interleave(group, &mut seq);
+            }
+            let resumed = self.resumed.as_mut().expect("resuming");
+            match span {
+                Some((first, last)) => resumed.try_order(first / g, last / g + 1, &seq, &starts),
+                None => resumed.total(),
+            }
+        } else {
+            for group in perm.chunks(g) {
+                starts.push(seq.len() as u32);
+                self.interleave(group, &mut seq);
+            }
+            let moved = replay(self.case, &self.capacity, &seq, &mut self.scratch);
+            if !self.decided {
+                self.decided = true;
+                if self.scratch.scanned >= DENSE * seq.len() as u64 {
+                    let mut resumed = Replay::new(self.case, &self.capacity);
+                    resumed.reset(&seq, &starts);
+                    self.resumed = Some(resumed);
+                    self.current.clear();
+                    self.current.extend_from_slice(perm);
                 }
             }
-            false => {
-                for group in perm.chunks(g) {
-                    starts.push(seq.len() as u32);
-                    self.interleave(group, &mut seq);
-                }
-                let moved = replay(self.case, &self.capacity, &seq, &mut self.scratch);
-                if !self.decided {
-                    self.decided = true;
-                    if self.scratch.scanned >= DENSE * seq.len() as u64 {
-                        let mut resumed = Replay::new(self.case, &self.capacity);
-                        resumed.reset(&seq, &starts);
-                        self.resumed = Some(resumed);
-                        self.current.clear();
-                        self.current.extend_from_slice(perm);
-                    }
-                }
-                moved
-            }
+            moved
         };
         self.tried.clear();
         self.tried.extend_from_slice(perm);

@@ -54,12 +54,7 @@ pub(super) fn replay(
             // the furthest next access leaves first (entries are unique)
             while used[level] + size > capacity[level] && !list.is_empty() {
                 *scanned += list.len() as u64;
-                let (mut far, mut furthest) = (0, 0u64);
-                for (k, &e) in list.iter().enumerate() {
-                    if e > furthest {
-                        (far, furthest) = (k, e);
-                    }
-                }
+                let (far, _) = furthest::<false>(list);
                 let v = leave(list, buffers, far);
                 used[level] -= buffers[v.index()].size;
             }
@@ -77,6 +72,25 @@ pub(super) fn replay(
         }
     }
     moved
+}
+
+/// The place in a level's `list` of the entry with the furthest next access
+/// (entries are unique), and when `SECOND` the next access of the one after it (0
+/// when there is none).
+#[inline(always)]
+pub(super) fn furthest<const SECOND: bool>(list: &[u64]) -> (usize, u32) {
+    let (mut far, mut furthest, mut second) = (0, 0u64, 0u64);
+    for (k, &e) in list.iter().enumerate() {
+        if e > furthest {
+            if SECOND {
+                second = furthest;
+            }
+            (far, furthest) = (k, e);
+        } else if SECOND && e > second {
+            second = e;
+        }
+    }
+    (far, (second >> 32) as u32)
 }
 
 /// Takes the resident at `at` out of its level's list (the last one moves into

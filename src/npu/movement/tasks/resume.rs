@@ -13,7 +13,7 @@
 //! and data seen follow), the rest moves what it moved before.
 
 use super::super::super::case::{BufferId, Case};
-use super::replay::{entry, leave, Buffer, NOT_RESIDENT};
+use super::replay::{entry, furthest, leave, Buffer, NOT_RESIDENT};
 
 /// The current order's sequence and replay, kept for the orders tried after it.
 pub(super) struct Replay {
@@ -148,22 +148,24 @@ impl Replay {
             .partition_point(|&r| r < span_start)
             .saturating_sub(1)
             .min(first);
-        let mut tried = self.tried.take().unwrap_or(Tried {
+        // the last order tried gives its arrays
+        let (mut kept_mid, mut kept_starts) = self
+            .tried
+            .take()
+            .map_or_else(Default::default, |t| (t.mid, t.mid_starts));
+        kept_mid.clear();
+        kept_mid.extend_from_slice(mid);
+        kept_starts.clear();
+        kept_starts.extend_from_slice(mid_starts);
+        let mut tried = Tried {
             first,
             end,
-            mid: Vec::new(),
-            mid_starts: Vec::new(),
+            mid: kept_mid,
+            mid_starts: kept_starts,
             resume,
             met: 0,
             cost: 0,
-        });
-        tried.first = first;
-        tried.end = end;
-        tried.mid.clear();
-        tried.mid.extend_from_slice(mid);
-        tried.mid_starts.clear();
-        tried.mid_starts.extend_from_slice(mid_starts);
-        tried.resume = resume;
+        };
         let (moved, met) = self.run::<false>(&tried, usize::MAX);
         // after the state met the current order's, the rest moves what it moved
         let cost = match self.marks.get(met) {
@@ -493,19 +495,11 @@ impl Replay {
             buffers[b.index()].seen = self.run_id;
             // the furthest next access leaves first (entries are unique)
             while *used + size > self.capacity[level] && !list.is_empty() {
-                let (mut far, mut furthest, mut second) = (0, 0u64, 0u64);
-                for (k, &e) in list.iter().enumerate() {
-                    if e > furthest {
-                        if RECORD {
-                            second = furthest;
-                        }
-                        (far, furthest) = (k, e);
-                    } else if RECORD && e > second {
-                        second = e;
-                    }
-                }
-                if RECORD && list.len() > 1 {
-                    state.local = state.local.max((second >> 32) as u32);
+                // recording, the group's `local` takes the second furthest (none
+                // when alone: 0)
+                let (far, second) = furthest::<RECORD>(list);
+                if RECORD {
+                    state.local = state.local.max(second);
                 }
                 let v = leave(list, buffers, far);
                 state.hash ^= mix(v);
