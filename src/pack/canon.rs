@@ -65,7 +65,9 @@ enum Change {
     Floor(u32, u64),
 }
 
-struct Solver<'p, 'b, 'a> {
+/// The search's state for one capacity. Every round leaves it as it found it
+/// (see the invariant above) but for the work counted.
+struct Solver<'p> {
     p: &'p Sections,
     capacity: u64,
     align: u64,
@@ -81,7 +83,6 @@ struct Solver<'p, 'b, 'a> {
     stamp: Vec<u32>,
     epoch: u32,
     nodes_left: u64,
-    budget: &'b mut Budget<'a>,
     /// Work done so far, in entries visited (buffers, sections, overlaps, log
     /// entries), and how much of it is charged to the budget already.
     steps: u64,
@@ -93,65 +94,107 @@ const STEPS_PER_UNIT: u64 = 1200;
 
 /// Searches for a packing of `p` into `capacity` bytes with offsets multiple of `align`.
 pub(super) fn decide(p: &Sections, capacity: u64, align: u64, budget: &mut Budget) -> Decision {
-    if p.size.iter().any(|&s| s > capacity) {
-        return Decision::Infeasible;
-    }
-    let n_sections = p.sections();
-    let mut total = vec![0u64; n_sections];
-    let mut cuts = vec![0u32; n_sections];
-    for b in 0..p.len() {
-        for s in p.lo[b]..p.hi[b] {
-            total[s as usize] += p.size[b];
-        }
-        for s in p.lo[b]..p.hi[b] - 1 {
-            cuts[s as usize] += 1;
-        }
-    }
-    if total.iter().any(|&t| t > capacity) {
-        return Decision::Infeasible;
-    }
-    let mut solver = Solver {
-        p,
-        capacity,
-        align,
-        offset: vec![NONE; p.len()],
-        min_offset: vec![0; p.len()],
-        floor: vec![0; n_sections],
-        total,
-        cuts,
-        solution: vec![0; p.len()],
-        log: Vec::new(),
-        stamp: vec![0; n_sections],
-        epoch: 0,
-        nodes_left: 0,
-        budget,
-        steps: 0,
-        charged: 0,
+    let mut decider = match Decider::new(p, capacity, align) {
+        Ok(decider) => decider,
+        Err(decision) => return decision,
     };
-    solver.round_robin()
+    loop {
+        if let Some(decision) = decider.round(budget) {
+            return decision;
+        }
+    }
 }
 
-impl Solver<'_, '_, '_> {
-    fn round_robin(&mut self) -> Decision {
-        let all: Vec<u32> = (0..self.p.len() as u32).collect();
-        let mut limit = (self.p.len() as u64).max(16);
-        loop {
-            limit = limit.saturating_mul(2);
-            for rank in RANKS {
-                self.nodes_left = limit;
-                match self.split(0, self.p.sections() as u32, &all, rank) {
-                    Status::Found => return Decision::Fits(self.solution.clone()),
-                    Status::NotFound => return Decision::Infeasible,
-                    Status::OutOfTime => return Decision::Unknown,
-                    Status::Aborted => {}
-                }
+/// The search for one capacity, a round at a time, so that searches for
+/// several capacities can take turns (see `search`): each round tries one of
+/// the [`RANKS`] under the current node limit, which doubles once all three
+/// have had it.
+pub(super) struct Decider<'p> {
+    solver: Solver<'p>,
+    all: Vec<u32>,
+    limit: u64,
+    /// Index into [`RANKS`] of the next round.
+    next: usize,
+}
+
+impl<'p> Decider<'p> {
+    /// A search for `capacity`, or the answer when it is plain at once (a buffer
+    /// or a section larger than the capacity).
+    pub(super) fn new(p: &'p Sections, capacity: u64, align: u64) -> Result<Decider<'p>, Decision> {
+        if p.size.iter().any(|&s| s > capacity) {
+            return Err(Decision::Infeasible);
+        }
+        let n_sections = p.sections();
+        let mut total = vec![0u64; n_sections];
+        let mut cuts = vec![0u32; n_sections];
+        for b in 0..p.len() {
+            for s in p.lo[b]..p.hi[b] {
+                total[s as usize] += p.size[b];
+            }
+            for s in p.lo[b]..p.hi[b] - 1 {
+                cuts[s as usize] += 1;
             }
         }
+        if total.iter().any(|&t| t > capacity) {
+            return Err(Decision::Infeasible);
+        }
+        let solver = Solver {
+            p,
+            capacity,
+            align,
+            offset: vec![NONE; p.len()],
+            min_offset: vec![0; p.len()],
+            floor: vec![0; n_sections],
+            total,
+            cuts,
+            solution: vec![0; p.len()],
+            log: Vec::new(),
+            stamp: vec![0; n_sections],
+            epoch: 0,
+            nodes_left: 0,
+            steps: 0,
+            charged: 0,
+        };
+        Ok(Decider {
+            solver,
+            all: (0..p.len() as u32).collect(),
+            limit: 2 * (p.len() as u64).max(16),
+            next: 0,
+        })
     }
 
+    /// Runs the next round; None when its node limit ran out first (the next
+    /// round tries another rank, or a higher limit).
+    pub(super) fn round(&mut self, budget: &mut Budget) -> Option<Decision> {
+        let rank = RANKS[self.next];
+        let solver = &mut self.solver;
+        solver.nodes_left = self.limit;
+        let status = solver.split(0, solver.p.sections() as u32, &self.all, rank, budget);
+        self.next += 1;
+        if self.next == RANKS.len() {
+            self.next = 0;
+            self.limit = self.limit.saturating_mul(2);
+        }
+        match status {
+            Status::Found => Some(Decision::Fits(solver.solution.clone())),
+            Status::NotFound => Some(Decision::Infeasible),
+            Status::OutOfTime => Some(Decision::Unknown),
+            Status::Aborted => None,
+        }
+    }
+}
+
+impl Solver<'_> {
     /// Solves the unplaced buffers of `within` over sections `s_lo..s_hi`, split at
     /// every boundary no unplaced buffer crosses.
-    fn split(&mut self, s_lo: u32, s_hi: u32, within: &[u32], rank: Rank) -> Status {
+    fn split(
+        &mut self,
+        s_lo: u32,
+        s_hi: u32,
+        within: &[u32],
+        rank: Rank,
+        budget: &mut Budget,
+    ) -> Status {
         let mut from = s_lo;
         for s in s_lo..s_hi {
             if s + 1 == s_hi || self.cuts[s as usize] == 0 {
@@ -162,7 +205,7 @@ impl Solver<'_, '_, '_> {
                     .filter(|&b| self.p.lo[b as usize] <= s && self.p.hi[b as usize] > from)
                     .collect();
                 if !part.is_empty() {
-                    let status = self.solve(from, s + 1, part, rank);
+                    let status = self.solve(from, s + 1, part, rank, budget);
                     if status != Status::Found {
                         return status;
                     }
@@ -174,7 +217,14 @@ impl Solver<'_, '_, '_> {
     }
 
     /// Ranks `part` statically, then searches it.
-    fn solve(&mut self, s_lo: u32, s_hi: u32, mut part: Vec<u32>, rank: Rank) -> Status {
+    fn solve(
+        &mut self,
+        s_lo: u32,
+        s_hi: u32,
+        mut part: Vec<u32>,
+        rank: Rank,
+        budget: &mut Budget,
+    ) -> Status {
         let p = self.p;
         let most = |b: u32| {
             (p.lo[b as usize]..p.hi[b as usize])
@@ -195,7 +245,7 @@ impl Solver<'_, '_, '_> {
                 part.sort_by_key(|&b| (Reverse(most(b)), Reverse(length(b)), Reverse(area(b)), b))
             }
         }
-        self.search(s_lo, s_hi, &part, rank, (0, 0))
+        self.search(s_lo, s_hi, &part, rank, (0, 0), budget)
     }
 
     fn search(
@@ -205,6 +255,7 @@ impl Solver<'_, '_, '_> {
         order: &[u32],
         rank: Rank,
         last: (u64, u32),
+        budget: &mut Budget,
     ) -> Status {
         if self.nodes_left == 0 {
             return Status::Aborted;
@@ -213,10 +264,7 @@ impl Solver<'_, '_, '_> {
         // the work since the last node: this node's scan, and the places,
         // checks and undos of the candidates tried before it
         self.steps += 50 + order.len() as u64;
-        if self
-            .budget
-            .charge(self.steps, STEPS_PER_UNIT, &mut self.charged)
-        {
+        if budget.charge(self.steps, STEPS_PER_UNIT, &mut self.charged) {
             return Status::OutOfTime;
         }
         let mut cands: Vec<(u64, u32)> = order
@@ -247,7 +295,7 @@ impl Solver<'_, '_, '_> {
             self.place(b, off);
             let mut status = Status::NotFound;
             if self.consistent(s_lo, s_hi, off) {
-                status = self.descend(s_lo, s_hi, order, rank, b, (off, r));
+                status = self.descend(s_lo, s_hi, order, rank, b, (off, r), budget);
             }
             self.unplace(b, mark);
             if status != Status::NotFound {
@@ -267,6 +315,7 @@ impl Solver<'_, '_, '_> {
         rank: Rank,
         b: u32,
         last: (u64, u32),
+        budget: &mut Budget,
     ) -> Status {
         let (lo, hi) = (self.p.lo[b as usize], self.p.hi[b as usize]);
         let mut opened = false;
@@ -275,9 +324,9 @@ impl Solver<'_, '_, '_> {
             opened |= self.cuts[s as usize] == 0;
         }
         let status = if opened {
-            self.split(s_lo, s_hi, order, rank)
+            self.split(s_lo, s_hi, order, rank, budget)
         } else {
-            self.search(s_lo, s_hi, order, rank, last)
+            self.search(s_lo, s_hi, order, rank, last, budget)
         };
         for s in lo..hi - 1 {
             self.cuts[s as usize] += 1;
