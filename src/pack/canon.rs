@@ -295,7 +295,7 @@ impl Solver<'_> {
             self.place(b, off);
             let mut status = Status::NotFound;
             if self.consistent(s_lo, s_hi, off) {
-                status = self.descend(s_lo, s_hi, order, rank, b, (off, r), budget);
+                status = self.descend(s_lo, s_hi, order, rank, (off, r), budget);
             }
             self.unplace(b, mark);
             if status != Status::NotFound {
@@ -305,18 +305,18 @@ impl Solver<'_> {
         Status::NotFound
     }
 
-    /// Continues after placing `b`: splits when `b` was the last buffer across a
-    /// boundary, else searches on.
+    /// Continues after placing `order[last.1]`: splits when it was the last
+    /// buffer across a boundary, else searches on.
     fn descend(
         &mut self,
         s_lo: u32,
         s_hi: u32,
         order: &[u32],
         rank: Rank,
-        b: u32,
         last: (u64, u32),
         budget: &mut Budget,
     ) -> Status {
+        let b = order[last.1 as usize];
         let (lo, hi) = (self.p.lo[b as usize], self.p.hi[b as usize]);
         let mut opened = false;
         for s in lo..hi - 1 {
