@@ -163,6 +163,10 @@ impl<'p> Decider<'p> {
         })
     }
 
+    pub(super) fn capacity(&self) -> u64 {
+        self.solver.capacity
+    }
+
     /// Runs the next round; None when its node limit ran out first (the next
     /// round tries another rank, or a higher limit).
     pub(super) fn round(&mut self, budget: &mut Budget) -> Option<Decision> {
