@@ -255,34 +255,38 @@ fn the_memory_order_never_raises_the_bound_of_a_corpus_graph() {
 }
 
 #[test]
-fn minimising_comes_near_what_the_capacity_search_fits_where_the_bound_is_out_of_reach() {
+fn minimising_reaches_what_the_capacity_search_fits_where_the_bound_is_out_of_reach() {
     // MiniMalloc's D and J: their lower bounds (986,112 and 989,184 bytes) are
     // below any packing found, and `--capacity 1MiB` (6.3% and 6.0% above them)
     // fits both. Without a capacity, a decision at the bound with most of the
     // budget and then a bisection stopped at 1,084,416 and 1,058,816 with this
-    // budget (1.100x and 1.070x); the probes taking turns with the decision at
-    // the bound must end within 7% of the bound, J at 1 MiB or lower.
+    // budget (1.100x and 1.070x). The probes taking turns with the decision at
+    // the bound depend on luck (the seed of the start): over three seeds, J must
+    // fit 1 MiB with each, D with two, and every run end within 7% of the bound.
     let files = common::required_corpus("minimalloc", "csv", 11);
-    for name in ["D.", "J."] {
+    for (name, fits_needed) in [("D.", 2), ("J.", 3)] {
         let file = files
             .iter()
             .find(|f| f.file_name().unwrap().to_string_lossy().starts_with(name))
             .unwrap_or_else(|| panic!("{name} is missing from the corpus"));
         let g = common::read_graph(file);
-        let pack = PackOptions {
-            budget_ms: 15_000,
-            ..PackOptions::default()
-        };
-        let plan = plan_with(&g, Strategy::Search, pack);
-        let (peak, bound) = (plan.peak_bytes, plan.lower_bound);
         let at = file.display();
-        assert!(
-            peak * 100 <= bound * 107,
-            "{at}: peak {peak}, bound {bound}"
-        );
-        if name == "J." {
-            assert!(peak <= 1 << 20, "{at}: peak {peak}");
+        let mut fits = 0;
+        for seed in 1..=3 {
+            let pack = PackOptions {
+                budget_ms: 15_000,
+                seed,
+                ..PackOptions::default()
+            };
+            let plan = plan_with(&g, Strategy::Search, pack);
+            let (peak, bound) = (plan.peak_bytes, plan.lower_bound);
+            assert!(peak * 100 <= bound * 107, "{at}, seed {seed}: peak {peak}");
+            assert!(bound < peak && !plan.proven_optimal);
+            fits += usize::from(peak <= 1 << 20);
         }
-        assert!(bound < peak && !plan.proven_optimal);
+        assert!(
+            fits >= fits_needed,
+            "{at}: 1 MiB fitted with {fits} of 3 seeds"
+        );
     }
 }
