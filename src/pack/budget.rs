@@ -126,6 +126,19 @@ impl<'a> Budget<'a> {
         self.spend(more)
     }
 
+    /// Work units left: those of a work budget, or the time left on the clock
+    /// at [`WORK_PER_MS`] units a millisecond (whichever is less).
+    pub fn left(&self) -> u64 {
+        let work = self.work_limit.saturating_sub(self.work);
+        match self.clock {
+            Some(clock) => {
+                let ms = (self.deadline_ms - clock()).max(0.0);
+                work.min((ms * WORK_PER_MS as f64) as u64)
+            }
+            None => work,
+        }
+    }
+
     pub fn exhausted(&self) -> bool {
         self.exhausted
     }

@@ -75,9 +75,13 @@ pub(super) fn pack(buffers: &[Buffer], opts: PackOptions, budget: &mut Budget) -
     best
 }
 
-/// Work units a probe may spend before it is given up, at first; the allowance
-/// doubles each time the probes have tried every capacity left.
+/// Work units a probe may spend before it is given up, at first (less with a
+/// short budget, see [`PROBES_AT_LEAST`]); the allowance doubles each time the
+/// probes have tried every capacity left.
 const PROBE_UNITS: u64 = 50 * super::budget::WORK_PER_MS;
+
+/// A probe's first allowance is at most this share of the budget left.
+const PROBES_AT_LEAST: u64 = 16;
 
 /// Probes given up kept to be resumed, at most (the oldest go first).
 const PARKED: usize = 8;
@@ -131,7 +135,8 @@ fn minimise(
     let mut parked: Vec<(Decider, u64)> = Vec::new();
     let (mut floor_spent, mut probes_spent) = (0u64, 0u64);
     let mut from = lo;
-    let mut allowance = PROBE_UNITS;
+    // a short budget still leaves room for several probes
+    let mut allowance = PROBE_UNITS.min(budget.left() / PROBES_AT_LEAST).max(1);
     while lo < hi && !budget.exhausted() {
         if floor.is_none() {
             match start(lo) {
