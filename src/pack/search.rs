@@ -41,10 +41,7 @@ pub(super) fn pack(buffers: &[Buffer], opts: PackOptions, budget: &mut Budget) -
     }
     let start_peak = best_peak;
     let mut adopt = |fit: Vec<u64>, best: &mut Packed, budget: &mut Budget| {
-        let mut offsets = vec![0u64; buffers.len()];
-        for (k, &i) in problem.id.iter().enumerate() {
-            offsets[i as usize] = fit[k];
-        }
+        let offsets = problem.offsets_by_buffer(&fit, buffers.len());
         let peak = super::peak(buffers, &offsets);
         if peak < best_peak {
             best_peak = peak;
@@ -295,10 +292,7 @@ mod tests {
                 .expect("stacked fits");
             let mut budget = Budget::work(10_000_000);
             let (lo, hi) = minimise(&problem, align, bound, stacked, &mut budget, |fit, _| {
-                let mut offsets = vec![0; buffers.len()];
-                for (k, &i) in problem.id.iter().enumerate() {
-                    offsets[i as usize] = fit[k];
-                }
+                let offsets = problem.offsets_by_buffer(&fit, buffers.len());
                 super::super::peak(&buffers, &offsets)
             });
             assert_eq!(hi, least, "case {case}: unit {unit}, align {align}");

@@ -21,6 +21,16 @@ pub(super) struct Sections {
 }
 
 impl Sections {
+    /// Offsets by the caller's buffer (`count` of them) from offsets by problem
+    /// buffer; buffers without bytes, left out of the problem, at 0.
+    pub fn offsets_by_buffer(&self, fit: &[u64], count: usize) -> Vec<u64> {
+        let mut offsets = vec![0u64; count];
+        for (&i, &at) in self.id.iter().zip(fit) {
+            offsets[i as usize] = at;
+        }
+        offsets
+    }
+
     /// None when the problem is too large for the search (pairwise overlaps or
     /// section memberships past `limit` entries).
     pub fn new(buffers: &[Buffer], limit: usize) -> Option<Sections> {
