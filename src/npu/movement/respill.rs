@@ -7,13 +7,14 @@
 //! order stays topological), and the move is kept when the extra data movement
 //! does not rise, so the search walks plateaus of equal movement. Half of the
 //! blocks are picked near a spill of the current plan. Each placement takes the
-//! current plan over up to where the orders part ([`place_reusing`]), with the
-//! plan a placement from the start would give. The budget counts the nodes of
-//! every order placed (taken over or not), so the result does not depend on the
-//! machine.
+//! current plan over up to where the orders part, and again from where the
+//! allocator holds what it held there after the moved block ([`place_reusing`]),
+//! with the plan a placement from the start would give. The budget counts the
+//! nodes of every order placed (taken over or not), so the result does not
+//! depend on the machine.
 
 use super::super::case::{Case, NodeId};
-use super::super::residency::reorder::{pick_move, OpOrder};
+use super::super::residency::reorder::{pick_move, OpOrder, REACH};
 use super::spill::{place_reusing, NpuPlan, Scratch, SpillOptions};
 use crate::rng::Rng;
 
@@ -50,7 +51,7 @@ pub fn improve(
     while work < budget && !watch(None) {
         work += 1;
         let near = (!hot.is_empty()).then(|| hot[rng.below(hot.len())]);
-        let (a, len, to) = pick_move(&mut rng, n, near);
+        let (a, len, to) = pick_move(&mut rng, n, near, REACH);
         if to == a || !search.slide(a, a + len, to) {
             continue;
         }
