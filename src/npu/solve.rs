@@ -52,11 +52,19 @@ pub fn solve_watched(
         watch,
         shown: None,
         least: u64::MAX,
+        on_the_way: problem == Problem::Makespan,
     };
     let solution = match problem {
         Problem::Residency => problem1(case, method, &mut shown)?,
-        Problem::Movement | Problem::Makespan => {
-            let found = portfolio(case, method, &mut shown)?;
+        Problem::Movement => pick(
+            case,
+            problem,
+            method,
+            portfolio(case, method, &mut shown)?.0,
+        ),
+        Problem::Makespan => {
+            let (mut found, on_the_way) = portfolio(case, method, &mut shown)?;
+            found.extend(on_the_way);
             pick(case, problem, method, found)
         }
     };
@@ -73,6 +81,9 @@ struct Incumbent<'c, 'w, 'a> {
     shown: Option<Solution>,
     /// Least movement among the plans offered (Problem 3 looks within 2% of it).
     least: u64,
+    /// Whether the allocator-judged searches keep plans on the way for Problem 3
+    /// ([`respill::Front`]).
+    on_the_way: bool,
 }
 
 impl Incumbent<'_, '_, '_> {
@@ -488,9 +499,11 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
         orders,
         rules,
         found,
+        on_the_way,
         seeds,
         ..
     } = all;
+    let taking = shown.on_the_way;
     seeds.sort_unstable();
     let mut starts: Vec<(u64, usize, usize)> = Vec::new();
     for &s in seeds.iter() {
@@ -514,16 +527,25 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
         let opts = rules[r].0;
         move |link: &Link<Found>| {
             let searching = format!("{recipe} (searching)");
-            let plan = respill::improve(case, &schedule, opts, each, seed, &mut |better| {
+            let mut front = respill::Front::default();
+            let taken = taking.then_some(&mut front);
+            let plan = respill::improve(case, &schedule, opts, each, seed, taken, &mut |better| {
                 if let (Some(plan), true) = (better, wants && tell) {
                     link.send((plan.clone(), None, searching.clone()));
                 }
                 link.stopped()
             });
-            plan.map(|plan| {
+            let timed = |plan: NpuPlan, recipe: String| {
                 let timing = simulate(case, &plan);
                 (plan, timing, recipe)
-            })
+            };
+            let way = format!("{recipe}, a plan on the way");
+            let taken = front
+                .into_plans()
+                .into_iter()
+                .map(|p| timed(p, way.clone()));
+            let taken = taken.collect();
+            (plan.map(|plan| timed(plan, recipe)), taken)
         }
     };
     let start = |(seed, &(_, k, r)): (u64, &(u64, usize, usize))| {
@@ -549,7 +571,7 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
         &starts[..full],
         pool::run(threads, jobs, shown),
         orders,
-        found,
+        (found, on_the_way),
     );
     let guess = match &best {
         Some((_, k, r, schedule)) if last > 0 => {
@@ -569,42 +591,58 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
     } else {
         None
     };
-    better_start(&mut best, &starts[full..], results, orders, found);
-    if let (true, Some(guessed)) = (best.as_ref().map(|b| b.0) == before, guessed) {
+    better_start(
+        &mut best,
+        &starts[full..],
+        results,
+        orders,
+        (found, on_the_way),
+    );
+    if let (true, Some((guessed, taken))) = (best.as_ref().map(|b| b.0) == before, guessed) {
         // the search the rounds would have made next: its plan shown only now
         if let Some((plan, timing, recipe)) = guessed {
             shown.placed(&plan, Some(&timing), &recipe);
             found.push((plan, timing, recipe));
         }
+        on_the_way.extend(taken);
         return;
     }
     if let Some((_, k, r, schedule)) = best {
         let again = search(schedule, k, r, again_seed, true);
-        found.extend(
-            pool::run(1, vec![again], shown)
-                .into_iter()
-                .flatten()
-                .flatten(),
-        );
+        for (plan, taken) in pool::run(1, vec![again], shown).into_iter().flatten() {
+            found.extend(plan);
+            on_the_way.extend(taken);
+        }
     }
 }
+
+/// Plans with their timings and recipes.
+type Plans = Vec<(NpuPlan, Timing, String)>;
+
+/// A portfolio's plans and those taken on the way for Problem 3.
+type Gathered = (Plans, Plans);
+
+/// What an allocator-judged search found: its best plan (when it beat its
+/// start) and the plans it took on the way.
+type Searched = (Option<(NpuPlan, Timing, String)>, Plans);
 
 /// The start an allocator-judged search goes on from: its movement, order,
 /// rule and schedule.
 type Best = (u64, usize, usize, Vec<NodeId>);
 
 /// Takes the searched `starts` (movement, order, rule) and their `results` into
-/// `found`, and the least movement among them into `best` when lower (on a tie the
-/// earlier).
+/// `found` (the plans taken on the way into `on_the_way`), and the least movement
+/// among them into `best` when lower (on a tie the earlier).
 fn better_start(
     best: &mut Option<Best>,
     starts: &[(u64, usize, usize)],
-    results: Vec<Option<Option<(NpuPlan, Timing, String)>>>,
+    results: Vec<Option<Searched>>,
     orders: &[(Vec<NodeId>, String)],
-    found: &mut Vec<(NpuPlan, Timing, String)>,
+    (found, on_the_way): (&mut Plans, &mut Plans),
 ) {
-    for (&(moved, k, r), plan) in starts.iter().zip(results) {
-        let plan = plan.flatten();
+    for (&(moved, k, r), searched) in starts.iter().zip(results) {
+        let (plan, taken) = searched.unwrap_or_default();
+        on_the_way.extend(taken);
         let (moved, schedule) = plan.as_ref().map_or((moved, &orders[k].0), |p| {
             (p.0.extra_movement(), &p.0.schedule)
         });
@@ -626,12 +664,13 @@ pub fn solve_placed(case: &Case, method: Method) -> Result<(Solution, Solution),
         watch: &mut watch,
         shown: None,
         least: u64::MAX,
+        on_the_way: true,
     };
-    let found = portfolio(case, method, &mut shown)?;
-    Ok((
-        pick(case, Problem::Movement, method, found.clone()),
-        pick(case, Problem::Makespan, method, found),
-    ))
+    let (found, on_the_way) = portfolio(case, method, &mut shown)?;
+    let movement = pick(case, Problem::Movement, method, found.clone());
+    let mut all = found;
+    all.extend(on_the_way);
+    Ok((movement, pick(case, Problem::Makespan, method, all)))
 }
 
 /// The plans of a portfolio as they are made: an order is placed under every
@@ -640,6 +679,8 @@ struct Portfolio {
     orders: Vec<(Vec<NodeId>, String)>,
     rules: Vec<(SpillOptions, &'static str)>,
     found: Vec<(NpuPlan, Timing, String)>,
+    /// Plans the allocator-judged searches took on the way, for Problem 3 only.
+    on_the_way: Vec<(NpuPlan, Timing, String)>,
     /// (movement, order, rule) of every plan, for the search of [`searched`].
     seeds: Vec<(u64, usize, usize)>,
     last_error: Option<Error>,
@@ -734,16 +775,14 @@ fn spill_rules(method: Method) -> Vec<(SpillOptions, &'static str)> {
 }
 
 /// Every plan of the portfolio of `method`, with its timing and recipe, each
-/// handed to `shown` as it is made; the orders cheapest first.
-fn portfolio(
-    case: &Case,
-    method: Method,
-    shown: &mut Incumbent,
-) -> Result<Vec<(NpuPlan, Timing, String)>, Error> {
+/// handed to `shown` as it is made (the orders cheapest first), and the plans
+/// taken on the way for Problem 3 when `shown` wants them.
+fn portfolio(case: &Case, method: Method, shown: &mut Incumbent) -> Result<Gathered, Error> {
     let mut all = Portfolio {
         orders: Vec::new(),
         rules: spill_rules(method),
         found: Vec::new(),
+        on_the_way: Vec::new(),
         seeds: Vec::new(),
         last_error: None,
     };
@@ -796,7 +835,7 @@ fn portfolio(
     }
     match all.last_error {
         Some(e) if all.found.is_empty() => Err(e),
-        _ => Ok(all.found),
+        _ => Ok((all.found, all.on_the_way)),
     }
 }
 

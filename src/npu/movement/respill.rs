@@ -14,13 +14,43 @@
 //! depend on the machine.
 
 use super::super::case::{Case, NodeId};
+use super::super::makespan::pipes::simulate;
 use super::super::residency::reorder::{pick_move, OpOrder, REACH};
 use super::spill::{place_reusing, NpuPlan, Scratch, SpillOptions};
 use crate::rng::Rng;
 
+/// Plans taken on the way for Problem 3 (the search walks plateaus of equal
+/// movement, whose plans differ in makespan): over the second half of the
+/// budget, the plan kept after each of `SAMPLES` equal steps of work is timed,
+/// and kept while no plan taken moves as little or less and finishes as soon or
+/// sooner. A sample costs one timing (about a placement and a half).
+const SAMPLES: u64 = 64;
+
+/// The plans taken on the way ([`SAMPLES`]): `(movement, makespan, plan)`, none
+/// beaten on both by another.
+#[derive(Default)]
+pub struct Front(Vec<(u64, u64, NpuPlan)>);
+
+impl Front {
+    fn offer(&mut self, case: &Case, plan: &NpuPlan) {
+        let (moved, span) = (plan.extra_movement(), simulate(case, plan).makespan);
+        if self.0.iter().any(|&(m, t, _)| m <= moved && t <= span) {
+            return;
+        }
+        self.0.retain(|&(m, t, _)| m < moved || t < span);
+        self.0.push((moved, span, plan.clone()));
+    }
+
+    pub fn into_plans(self) -> Vec<NpuPlan> {
+        self.0.into_iter().map(|(_, _, plan)| plan).collect()
+    }
+}
+
 /// `start` (a topological order of all nodes) improved by block moves of its ops
 /// under the rules `opts`, until `budget` nodes have been placed: the plan of the
 /// least movement found, `None` when no order moves less than `start`'s own.
+/// With `front`, plans on the way are offered to it ([`SAMPLES`]); they do not
+/// change the search.
 ///
 /// `watch` is called with each plan that moves less than every one before it
 /// (`Some`), and with `None` before every move; once it answers true the search
@@ -31,6 +61,7 @@ pub fn improve(
     opts: SpillOptions,
     budget: u64,
     seed: u64,
+    mut front: Option<&mut Front>,
     watch: &mut dyn FnMut(Option<&NpuPlan>) -> bool,
 ) -> Option<NpuPlan> {
     let mut search = OpOrder::new(case, start);
@@ -48,6 +79,8 @@ pub fn improve(
     let mut hot = spill_ops(case, &placed.plan);
     let mut work = 0u64;
     let mut best: Option<NpuPlan> = None;
+    let every = (budget / 2 / SAMPLES).max(1);
+    let mut sample_at = budget / 2;
     while work < budget && !watch(None) {
         work += 1;
         let near = (!hot.is_empty()).then(|| hot[rng.below(hot.len())]);
@@ -68,6 +101,10 @@ pub fn improve(
                     best = Some(plan.clone());
                 }
                 hot = spill_ops(case, plan);
+                if let Some(front) = front.as_deref_mut().filter(|_| work >= sample_at) {
+                    front.offer(case, plan);
+                    sample_at = work + every;
+                }
                 scratch.recycle(std::mem::replace(&mut placed, next));
                 current = order;
             }
