@@ -13,7 +13,8 @@
 //!   victim rules; the least-movement plans are then improved by block moves of
 //!   their ops judged by the allocator itself (`movement/respill.rs`); the least
 //!   extra data movement wins, then the shorter makespan.
-//! - Problem 3: the same portfolio, each plan re-sequenced for the pipes
+//! - Problem 3: the same portfolio and the plans its allocator-judged searches
+//!   took on the way (`movement/respill.rs`), the fastest re-sequenced for the pipes
 //!   (`makespan/tighten.rs`); the shortest makespan among plans whose movement is
 //!   within 2% of the least.
 
