@@ -7,10 +7,11 @@
 //! order stays topological), and the move is kept when the extra data movement
 //! does not rise, so the search walks plateaus of equal movement. Half of the
 //! blocks are picked near a spill of the current plan. Each placement takes the
-//! current plan over up to where the orders part ([`place_reusing`]), with the
-//! plan a placement from the start would give. The budget counts the nodes of
-//! every order placed (taken over or not), so the result does not depend on the
-//! machine.
+//! current plan over up to where the orders part, and again from where the
+//! allocator holds what it held there after the moved block ([`place_reusing`]),
+//! with the plan a placement from the start would give. The budget counts the
+//! nodes of every order placed (taken over or not), so the result does not
+//! depend on the machine.
 
 use super::super::case::{Case, NodeId};
 use super::super::makespan::pipes::simulate;

@@ -108,6 +108,18 @@ struct Allocator<'a> {
     trace: Trace,
     /// The victims of the decision being made.
     victims: Vec<BufferId>,
+    /// A hash of the residents of every level ([`resident_hash`] of each, XORed).
+    print: u64,
+}
+
+/// One resident's share of [`Allocator::print`]: XORed in when it settles and out
+/// when it leaves, so equal resident sets hash alike whatever the way there.
+fn resident_hash(level: usize, offset: u64, b: BufferId) -> u64 {
+    let mut z = ((level as u64) << 48 ^ offset << 20 ^ b.index() as u64)
+        .wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// The next use of each buffer along the input order.
@@ -145,6 +157,8 @@ impl NextUse {
 pub struct Trace {
     /// Output position at which each input step began.
     step_at: Vec<u32>,
+    /// [`Allocator::print`] as each input step began.
+    prints: Vec<u64>,
     decisions: Vec<Decision>,
     /// The decisions' level lists, pinned buffers and victims, one after another.
     lists: Vec<(u64, u64, BufferId)>,
@@ -171,6 +185,9 @@ pub struct Traced {
     trace: Trace,
     /// The input step the placement began at (0 unless taken over).
     from: usize,
+    /// The input step from which the rest was the earlier placement's (the
+    /// order's length when none was).
+    joined: usize,
     /// The uses of every buffer along the order placed ([`NextUse`]'s `uses`
     /// and `first`), which the next placement takes over outside the span where
     /// the orders differ.
@@ -204,7 +221,10 @@ pub fn place_within(
 /// placement starts where the two orders part, or at the first earlier choice of
 /// victims that the new order's next uses would change, whichever comes first:
 /// the plan up to there, and what the allocator held, are read off the earlier
-/// plan. The result is the plan a placement from the start gives.
+/// plan. Once the orders agree again (to their end), the placement stops at the
+/// first step whose residents are those the earlier placement had there, and
+/// takes the rest of that placement, shifted (the choices from there on depend on
+/// nothing else). The result is the plan a placement from the start gives.
 pub fn place_reusing(
     case: &Case,
     order: &[NodeId],
@@ -223,12 +243,36 @@ pub fn place_reusing(
         Some((_, placed, shared)) => a.resume(placed, shared),
         None => 0,
     };
+    // from where the orders agree again to their end, the earlier placement's
+    // rest is taken as soon as the residents are the same as there
+    let rejoin_at = after.map_or(usize::MAX, |(before, _, _)| {
+        let same_end = order
+            .iter()
+            .rev()
+            .zip(before.iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        if before.len() == order.len() {
+            order.len() - same_end
+        } else {
+            usize::MAX
+        }
+    });
+    let mut joined = order.len();
     let mut within = a.moved <= limit;
     for (i, &n) in order.iter().enumerate().skip(from) {
         if !within {
             break;
         }
+        if let Some((_, earlier, _)) = after.filter(|_| i >= rejoin_at) {
+            if earlier.trace.prints.get(i) == Some(&a.print) && a.rejoin(earlier, i) {
+                joined = i;
+                within = a.moved <= limit;
+                break;
+            }
+        }
         a.trace.step_at.push(a.pos());
+        a.trace.prints.push(a.print);
         if let Err(e) = a.step(i as u32, n) {
             a.give_back(scratch);
             return Err(e);
@@ -237,6 +281,7 @@ pub fn place_reusing(
     }
     let mut placed = a.give_back(scratch);
     placed.from = from;
+    placed.joined = joined;
     if within {
         Ok(Some(placed))
     } else {
@@ -403,6 +448,7 @@ impl<'a> Allocator<'a> {
             },
             trace: Trace::default(),
             from: 0,
+            joined: 0,
             uses: Vec::new(),
             first: Vec::new(),
         });
@@ -445,6 +491,7 @@ impl<'a> Allocator<'a> {
         trace.lists.clear();
         trace.pinned.clear();
         trace.victims.clear();
+        trace.prints.clear();
         Allocator {
             case,
             opts,
@@ -459,6 +506,7 @@ impl<'a> Allocator<'a> {
             moved: 0,
             trace,
             victims: std::mem::take(&mut scratch.victims),
+            print: 0,
         }
     }
 
@@ -472,6 +520,7 @@ impl<'a> Allocator<'a> {
             plan: self.plan,
             trace: self.trace,
             from: 0,
+            joined: 0,
             uses: self.next.uses,
             first: self.next.first,
         }
@@ -525,6 +574,7 @@ impl<'a> Allocator<'a> {
                 .extend_from_slice(&trace.victims[..d.victims.end as usize]);
         }
         t.step_at.extend_from_slice(&trace.step_at[..from]);
+        t.prints.extend_from_slice(&trace.prints[..from]);
         // the plan and the allocator's state before step `from`
         // (the same order again: all of it)
         let at = trace
@@ -567,11 +617,123 @@ impl<'a> Allocator<'a> {
         for list in &mut self.resident {
             list.sort_by_key(|&(o, _, _)| o);
         }
+        self.print = self.resident.iter().enumerate().fold(0, |h, (l, list)| {
+            list.iter()
+                .fold(h, |h, &(o, _, b)| h ^ resident_hash(l, o, b))
+        });
         from
     }
 
     fn pos(&self) -> u32 {
         self.plan.schedule.len() as u32
+    }
+
+    /// Before input step `i` of an order that agrees with the one `placed` was
+    /// made for from `i` on: when the residents of every level are those `placed`
+    /// had there (same offsets, same list order), the rest of the placement would
+    /// make the same choices, so the rest of `placed` is taken, its positions and
+    /// spill numbers shifted to this plan's. True when taken (the plan is then
+    /// whole).
+    fn rejoin(&mut self, placed: &Traced, i: usize) -> bool {
+        let (old, trace) = (&placed.plan, &placed.trace);
+        let at = trace.step_at[i];
+        // the residents `placed` had, listed as the allocator lists them
+        let stays = old.residencies.partition_point(|r| r.start < at);
+        let mut lists: Vec<Vec<(u64, u64, BufferId)>> = vec![Vec::new(); self.resident.len()];
+        for r in old.residencies[..stays].iter().rev() {
+            if r.end >= at {
+                let buf = self.case.buffer(r.buffer);
+                lists[buf.level.index()].push((r.offset, buf.size, r.buffer));
+            }
+        }
+        for list in &mut lists {
+            list.sort_by_key(|&(o, _, _)| o);
+        }
+        if lists != self.resident {
+            return false;
+        }
+        let now = self.pos();
+        let shift = |p: u32| if p == u32::MAX { p } else { p - at + now };
+        // each open stay and spill of `placed` is this plan's one of its buffer
+        for r in old.residencies[..stays].iter().filter(|r| r.end >= at) {
+            let State::Resident(k) = self.state[r.buffer.index()] else {
+                unreachable!("the same residents")
+            };
+            self.plan.residencies[k].end = shift(r.end);
+        }
+        let spilled = old.spills.partition_point(|s| s.out_pos < at);
+        let mut number: Vec<usize> = vec![usize::MAX; spilled];
+        for (k, s) in old.spills[..spilled].iter().enumerate() {
+            if s.in_pos >= at {
+                let State::Spilled(j) = self.state[s.buffer.index()] else {
+                    unreachable!("the same residents, so the same buffers in DDR")
+                };
+                number[k] = j;
+                let open = &mut self.plan.spills[j];
+                (open.in_pos, open.new_offset) = (shift(s.in_pos), s.new_offset);
+            }
+        }
+        let later = self.plan.spills.len();
+        let renumbered = |k: usize| {
+            if k < spilled {
+                number[k]
+            } else {
+                k - spilled + later
+            }
+        };
+        let n = self.case.nodes.len();
+        for &id in &old.schedule[at as usize..] {
+            let id = match id.index().checked_sub(n) {
+                None => id,
+                Some(k) if k % 2 == 0 => self.case.spill_out(renumbered(k / 2)),
+                Some(k) => self.case.spill_in(renumbered(k / 2)),
+            };
+            self.plan.schedule.push(id);
+        }
+        for s in &old.spills[spilled..] {
+            self.moved += s.cost;
+            self.plan.spills.push(Spill {
+                out_pos: shift(s.out_pos),
+                in_pos: shift(s.in_pos),
+                ..s.clone()
+            });
+        }
+        for r in &old.residencies[stays..] {
+            self.plan.residencies.push(Residency {
+                start: shift(r.start),
+                end: shift(r.end),
+                ..r.clone()
+            });
+        }
+        for (b, state) in self.state.iter().enumerate() {
+            if *state == State::Unallocated {
+                self.plan.offsets[b] = old.offsets[b];
+            }
+        }
+        // the rest of the trace, for placements after this one
+        let t = &mut self.trace;
+        t.step_at
+            .extend(trace.step_at[i..].iter().map(|&p| shift(p)));
+        t.prints.extend_from_slice(&trace.prints[i..]);
+        let first = trace.decisions.partition_point(|d| (d.i as usize) < i);
+        if let Some(d) = trace.decisions.get(first) {
+            let rebase = |r: &std::ops::Range<u32>, from: u32, to: usize| {
+                r.start - from + to as u32..r.end - from + to as u32
+            };
+            let (l0, p0, v0) = (d.list.start, d.pinned.start, d.victims.start);
+            let (l1, p1, v1) = (t.lists.len(), t.pinned.len(), t.victims.len());
+            t.lists.extend_from_slice(&trace.lists[l0 as usize..]);
+            t.pinned.extend_from_slice(&trace.pinned[p0 as usize..]);
+            t.victims.extend_from_slice(&trace.victims[v0 as usize..]);
+            t.decisions
+                .extend(trace.decisions[first..].iter().map(|d| Decision {
+                    list: rebase(&d.list, l0, l1),
+                    pinned: rebase(&d.pinned, p0, p1),
+                    victims: rebase(&d.victims, v0, v1),
+                    ..d.clone()
+                }));
+        }
+        true
     }
 
     fn step(&mut self, i: u32, n: NodeId) -> Result<(), Error> {
@@ -635,6 +797,7 @@ impl<'a> Allocator<'a> {
         let list = &mut self.resident[buf.level.index()];
         let at = list.partition_point(|&(o, _, _)| o < offset);
         list.insert(at, (offset, buf.size, b));
+        self.print ^= resident_hash(buf.level.index(), offset, b);
         self.state[b.index()] = State::Resident(self.plan.residencies.len());
         let start = self.pos();
         self.plan.residencies.push(Residency {
@@ -646,8 +809,12 @@ impl<'a> Allocator<'a> {
     }
 
     fn evict(&mut self, b: BufferId) {
-        let level = self.case.buffer(b).level;
-        self.resident[level.index()].retain(|&(_, _, x)| x != b);
+        let l = self.case.buffer(b).level.index();
+        let list = &mut self.resident[l];
+        if let Some(k) = list.iter().position(|&(_, _, x)| x == b) {
+            let (offset, _, _) = list.remove(k);
+            self.print ^= resident_hash(l, offset, b);
+        }
     }
 
     /// An offset for `b` in its level, spilling victims until a gap fits.
@@ -947,9 +1114,11 @@ mod tests {
     }
 
     /// A placement after an earlier one (taken over up to where the orders part
-    /// or an earlier choice of victims would change) equals a placement from the
-    /// start, over random block moves under every rule; half the moves are kept,
-    /// so the earlier placement is itself often a resumed one.
+    /// or an earlier choice of victims would change, and from where the residents
+    /// are the earlier ones again after the orders agree again) equals a placement
+    /// from the start, over random block moves under every rule; half the moves
+    /// are kept, so the earlier placement is itself often a resumed and rejoined
+    /// one.
     #[test]
     fn placements_after_an_earlier_order_equal_fresh_ones() {
         use super::super::super::residency::reorder::{pick_move, OpOrder, REACH};
@@ -959,7 +1128,7 @@ mod tests {
             [Victim::Furthest, Victim::FurthestPerCost, Victim::Window]
                 .map(|victim| SpillOptions { fit, victim })
         });
-        let (mut resumed, mut moves) = (0, 0);
+        let (mut resumed, mut rejoined, mut moves) = (0, 0, 0);
         for (seed, opts) in rules.enumerate() {
             let mut rng = Rng::new(seed as u64);
             let mut search = OpOrder::new(&case, &dfs_order(&case));
@@ -1006,6 +1175,7 @@ mod tests {
                 };
                 assert_eq!(next.plan, fresh, "move {moves} under {opts:?}");
                 resumed += usize::from(next.from > 0);
+                rejoined += usize::from(next.joined < order.len());
                 if rng.below(2) == 0 {
                     scratch.recycle(std::mem::replace(&mut placed, next));
                     current = order;
@@ -1016,8 +1186,8 @@ mod tests {
             }
         }
         assert!(
-            resumed > 200,
-            "only {resumed} of {moves} placements taken over"
+            resumed > 200 && rejoined > 200,
+            "only {resumed} of {moves} placements taken over, {rejoined} rejoined"
         );
     }
 }
