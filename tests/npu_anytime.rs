@@ -242,3 +242,36 @@ fn a_stop_on_several_threads_keeps_the_best_plan_so_far() {
     let last = shown.last().expect("plans were shown");
     assert_eq!(last.plan, checked.solution.plan);
 }
+
+/// `Watch::with_seed` (the CLI's `--seed`) draws every search's choices from other
+/// seeds: each seed gives a valid plan, the same on one thread as on two, and some
+/// seed another plan than the default one (so the seed reaches the searches).
+#[test]
+fn a_seed_gives_other_valid_plans_of_the_same_searches() {
+    let case = public_case("FlashAttention_Case0");
+    let seeded = |seed: u64, threads: usize| {
+        let mut watch = Watch::none()
+            .with_effort(0.05)
+            .with_threads(threads)
+            .with_seed(seed);
+        let checked =
+            solve_checked_watched(&case, Problem::Makespan, Method::Best, &mut watch).unwrap();
+        assert!(
+            checked.report.valid && checked.agrees(Problem::Makespan),
+            "seed {seed}"
+        );
+        checked.solution.plan
+    };
+    let default = seeded(0, 1);
+    let mut other = 0;
+    for seed in 1..=3 {
+        let plan = seeded(seed, 1);
+        assert_eq!(
+            plan,
+            seeded(seed, 2),
+            "seed {seed}: two threads found another plan"
+        );
+        other += usize::from(plan != default);
+    }
+    assert!(other > 0, "every seed gave the default plan");
+}

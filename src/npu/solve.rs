@@ -341,6 +341,7 @@ fn searched_p1(
     let mut from_cost = None;
     let work = shown.watch.scaled(p1_search_work(case.nodes.len()));
     let threads = shown.watch.threads();
+    let seeded = shown.watch.seeder();
     let seeds: Vec<u64> = (1..=P1_RESTARTS).collect();
     for round in seeds.chunks(P1_SIDE_BY_SIDE) {
         if shown.stopped() {
@@ -352,7 +353,7 @@ fn searched_p1(
                 let from = &from;
                 move |link: &Link<Found>| {
                     let mut search = OpOrder::new(case, from);
-                    let cost = search.improve(work, seed, &mut || link.stopped());
+                    let cost = search.improve(work, seeded(seed), &mut || link.stopped());
                     (cost, search.order())
                 }
             })
@@ -395,6 +396,7 @@ fn task_jobs<'c>(
     shown: &Incumbent,
 ) -> Vec<Job<'c>> {
     let scaled = shown.watch.scaler();
+    let seeded = shown.watch.seeder();
     let wants = shown.watch.wants_better();
     let run = move |(width, chained, seed): (usize, bool, u64)| -> Job<'c> {
         Box::new(move |link: &Link<Found>| {
@@ -407,7 +409,7 @@ fn task_jobs<'c>(
             }
             let evals = TASK_STEPS_PER_PAIR * (tasks.len() * tasks.len()) as u64;
             let budget = scaled(TASK_WORK.min(evals.saturating_mul(tasks.accesses_per_run())));
-            let mixed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let mixed = seeded(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
             let (perm, _) = tasks.anneal(&start, budget, mixed, &mut || link.stopped());
             let from = if chained { "chain" } else { "case order" };
             let placed = [(true, "a step ahead"), (false, "when needed")].map(|(ahead, loads)| {
@@ -505,6 +507,7 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
         ..
     } = all;
     let taking = shown.on_the_way;
+    let seeded = shown.watch.seeder();
     seeds.sort_unstable();
     let mut starts: Vec<(u64, usize, usize)> = Vec::new();
     for &s in seeds.iter() {
@@ -530,6 +533,7 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
             let searching = format!("{recipe} (searching)");
             let mut front = respill::Front::default();
             let taken = taking.then_some(&mut front);
+            let seed = seeded(seed);
             let plan = respill::improve(case, &schedule, opts, each, seed, taken, &mut |better| {
                 if let (Some(plan), true) = (better, wants && tell) {
                     link.send((plan.clone(), None, searching.clone()));

@@ -17,6 +17,8 @@ pub struct Watch<'a> {
     effort: f64,
     /// Threads the independent parts of a search may use (1 by default).
     threads: usize,
+    /// Mixed into every search's seed (0, the default, changes none).
+    seed: u64,
 }
 
 impl<'a> Watch<'a> {
@@ -28,6 +30,7 @@ impl<'a> Watch<'a> {
             stopped: false,
             effort: 1.0,
             threads: 1,
+            seed: 0,
         }
     }
 
@@ -45,6 +48,7 @@ impl<'a> Watch<'a> {
             stopped: false,
             effort: 1.0,
             threads: 1,
+            seed: 0,
         }
     }
 
@@ -56,6 +60,7 @@ impl<'a> Watch<'a> {
             stopped: false,
             effort: 1.0,
             threads: 1,
+            seed: 0,
         }
     }
 
@@ -69,6 +74,21 @@ impl<'a> Watch<'a> {
             1.0
         };
         self
+    }
+
+    /// The same watch with every search's random choices drawn from other seeds
+    /// (0 keeps the default ones): the same work, another plan of the same
+    /// searches, for measuring how results spread.
+    pub fn with_seed(mut self, seed: u64) -> Watch<'a> {
+        self.seed = seed;
+        self
+    }
+
+    /// A search's seed `s` mixed with the watch's seed, as a function a job on
+    /// another thread can take along (`s` itself under seed 0).
+    pub(super) fn seeder(&self) -> impl Fn(u64) -> u64 + Copy + Send + Sync {
+        let mix = self.seed.wrapping_mul(0x2545_f491_4f6c_dd1d);
+        move |s| s ^ mix
     }
 
     /// The same watch with the independent parts of the searches (the Problem 2

@@ -5,7 +5,7 @@
 //! table puts each best result beside its lower bound (`memplan::npu::bounds`)
 //! and the ratio, or says that no useful bound is known.
 
-use super::npu::{default_threads, parse_threads};
+use super::npu::{default_threads, parse_seed, parse_threads};
 use super::npu_check::{load_case, set_levels};
 use super::Token;
 use lexopt::ValueExt;
@@ -41,10 +41,12 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     let mut inputs: Vec<PathBuf> = Vec::new();
     let mut levels = default_levels();
     let mut threads = default_threads();
+    let mut seed = 0u64;
     while let Some(arg) = Token::next(args)? {
         match arg {
             Token::Long(l) if l == "threads" => threads = parse_threads(&args.value()?.string()?)?,
             Token::Long(l) if l == "levels" => set_levels(&mut levels, &args.value()?.string()?)?,
+            Token::Long(l) if l == "seed" => seed = parse_seed(&args.value()?.string()?)?,
             Token::Value(v) => inputs.push(v.into()),
             other => return Err(other.unexpected()),
         }
@@ -84,7 +86,9 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
                 &case,
                 problem,
                 method,
-                &mut Watch::improvements(&mut better).with_threads(threads),
+                &mut Watch::improvements(&mut better)
+                    .with_threads(threads)
+                    .with_seed(seed),
             )?;
             let seconds = started.elapsed().as_secs_f64();
             let ok = checked.agrees(problem);

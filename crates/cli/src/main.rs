@@ -59,13 +59,16 @@ usage:
   memplan npu CASE --problem 1|2|3 [--method baseline|best] [--out DIR]
                   [--json OUT|-] [--svg OUT] [--levels L1=4096,UB=1024,...]
                   [--progress] [--budget MS] [--deterministic] [--threads N]
+                  [--seed N]
                                     solve an NPU case (contest JSON or _Nodes.csv);
                                     --progress prints each better plan as found,
                                     --budget stops at MS ms of wall time with the
                                     best so far (with --deterministic: the default
                                     work scaled by MS/20000, the same plan anywhere);
                                     --threads N runs the independent searches on N
-                                    threads (default: the cores; same plans)
+                                    threads (default: the cores; same plans);
+                                    --seed N draws the searches' choices from other
+                                    seeds (default 0)
   memplan npu-check CASE DIR --problem 1|2|3 [--levels L1=4096,UB=1024,...]
                                     check NPU contest results DIR/<case>_schedule.txt
                                     (+ _memory.txt, _spill.txt); CASE is .json or
@@ -74,7 +77,7 @@ usage:
                                     a tiled matmul NPU case of M x K by K x N tiles,
                                     of the public Matmul cases' kind, as contest JSON
                                     (20x20x20: 59,600 nodes)
-  memplan bench-npu [DIR|CASE...] [--levels L1=4096,...] [--threads N]
+  memplan bench-npu [DIR|CASE...] [--levels L1=4096,...] [--threads N] [--seed N]
                                     every NPU method on every case, checked, beside
                                     the best published numbers (default
                                     ../shared/corpus/npu)

@@ -23,16 +23,24 @@ use std::process::ExitCode;
 /// budget gives the plans it gave).
 pub const NOMINAL_MS: f64 = 20_000.0;
 
+/// `--seed N` of `npu` and `bench-npu`: mixed into every search's seed.
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .map_err(|_| format!("--seed: `{text}` is not a number"))
+}
+
 pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let (mut case_path, mut problem, mut method) = (None::<PathBuf>, None::<Problem>, Method::Best);
     let (mut out, mut json, mut levels) = (None::<PathBuf>, None::<String>, default_levels());
     let mut svg = None::<PathBuf>;
     let (mut progress, mut budget_ms, mut deterministic) = (false, None::<u64>, false);
+    let mut seed = 0u64;
     let mut threads = default_threads();
     while let Some(arg) = Token::next(args)? {
         match arg {
             Token::Long(l) if l == "threads" => threads = parse_threads(&args.value()?.string()?)?,
             Token::Long(l) if l == "progress" => progress = true,
+            Token::Long(l) if l == "seed" => seed = parse_seed(&args.value()?.string()?)?,
             Token::Long(l) if l == "deterministic" => deterministic = true,
             Token::Long(l) if l == "budget" => {
                 let ms = args.value()?.string()?;
@@ -82,7 +90,8 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     };
     let mut watch = Watch::new(&mut better, &mut stop)
         .with_effort(effort)
-        .with_threads(threads);
+        .with_threads(threads)
+        .with_seed(seed);
     let Checked {
         solution,
         files,
