@@ -19,10 +19,6 @@ use super::super::residency::reorder::{pick_move, OpOrder, REACH};
 use super::spill::{place_reusing, NpuPlan, Scratch, SpillOptions};
 use crate::rng::Rng;
 
-/// How far a block may slide, in hundredths of the ops (or `REACH` ops, when
-/// farther): on FlashAttention_Case1 (2,296 ops) long slides pay.
-const REACH_PERCENT: usize = 45;
-
 /// Plans taken on the way for Problem 3 (the search walks plateaus of equal
 /// movement, whose plans differ in makespan): over the second half of the
 /// budget, the plan kept after each of `SAMPLES` equal steps of work is timed,
@@ -79,7 +75,6 @@ pub fn improve(
     if n < 2 || first == 0 {
         return None;
     }
-    let reach = REACH.max(n * REACH_PERCENT / 100);
     let mut rng = Rng::new(seed);
     let mut hot = spill_ops(case, &placed.plan);
     let mut work = 0u64;
@@ -89,7 +84,7 @@ pub fn improve(
     while work < budget && !watch(None) {
         work += 1;
         let near = (!hot.is_empty()).then(|| hot[rng.below(hot.len())]);
-        let (a, len, to) = pick_move(&mut rng, n, near, reach);
+        let (a, len, to) = pick_move(&mut rng, n, near, REACH);
         if to == a || !search.slide(a, a + len, to) {
             continue;
         }
