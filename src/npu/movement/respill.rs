@@ -23,7 +23,7 @@ use crate::rng::Rng;
 /// movement, whose plans differ in makespan): over the second half of the
 /// budget, the plan kept after each of `SAMPLES` equal steps of work is timed,
 /// and kept while no plan taken moves as little or less and finishes as soon or
-/// sooner. A sample costs one timing (about a placement and a half).
+/// sooner. A sample costs one timing of the plan (`makespan/pipes.rs`).
 const SAMPLES: u64 = 64;
 
 /// The plans taken on the way ([`SAMPLES`]): `(movement, makespan, plan)`, none
