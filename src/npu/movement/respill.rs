@@ -15,7 +15,7 @@
 
 use super::super::case::{Case, NodeId};
 use super::super::makespan::pipes::simulate;
-use super::super::residency::reorder::{pick_move, OpOrder, REACH};
+use super::super::residency::reorder::{pick_move, OpOrder};
 use super::spill::{place_reusing, NpuPlan, Scratch, SpillOptions};
 use crate::rng::Rng;
 
@@ -84,7 +84,7 @@ pub fn improve(
     while work < budget && !watch(None) {
         work += 1;
         let near = (!hot.is_empty()).then(|| hot[rng.below(hot.len())]);
-        let (a, len, to) = pick_move(&mut rng, n, near, REACH);
+        let (a, len, to) = pick_move(&mut rng, n, near);
         if to == a || !search.slide(a, a + len, to) {
             continue;
         }

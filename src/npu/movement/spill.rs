@@ -1121,7 +1121,7 @@ mod tests {
     /// one.
     #[test]
     fn placements_after_an_earlier_order_equal_fresh_ones() {
-        use super::super::super::residency::reorder::{pick_move, OpOrder, REACH};
+        use super::super::super::residency::reorder::{pick_move, OpOrder};
         use crate::rng::Rng;
         let case = tiled_matmul(4, 8, 4).unwrap();
         let rules = [Fit::First, Fit::Best].into_iter().flat_map(|fit| {
@@ -1152,7 +1152,7 @@ mod tests {
             assert_eq!((&again.plan, again.from), (&placed.plan, current.len()));
             scratch.recycle(again);
             while moves < 150 * (seed + 1) {
-                let (a, len, to) = pick_move(&mut rng, n, None, REACH);
+                let (a, len, to) = pick_move(&mut rng, n, None);
                 if to == a || !search.slide(a, a + len, to) {
                     continue;
                 }

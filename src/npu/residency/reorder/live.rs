@@ -226,7 +226,7 @@ impl Live {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{pick_move, OpOrder, REACH};
+    use super::super::{pick_move, OpOrder};
     use super::Live;
     use crate::npu::residency::schedule::{list_schedule, Priority};
     use crate::npu::tiled::tiled_matmul;
@@ -245,7 +245,7 @@ mod tests {
         let mut rng = Rng::new(7);
         let (mut moved, mut undone) = (0, 0);
         for _ in 0..6000 {
-            let (a, len, to) = pick_move(&mut rng, n, None, REACH);
+            let (a, len, to) = pick_move(&mut rng, n, None);
             if to == a || !order.slide(a, a + len, to) {
                 continue;
             }

@@ -33,8 +33,8 @@ mod search;
 /// Longest block a move slides.
 const BLOCK: usize = 24;
 
-/// Farthest a block slides, in ops (unless the search asks for farther).
-pub const REACH: usize = 400;
+/// Farthest a block slides, in ops.
+const REACH: usize = 400;
 
 pub struct OpOrder<'a> {
     case: &'a Case,
@@ -227,18 +227,17 @@ impl<'a> OpOrder<'a> {
     }
 }
 
-/// A block `[a, a + len)` and where it should start, at most `reach` ops away;
-/// half the time within `reach / 4` before or after `hot` when given.
-pub fn pick_move(rng: &mut Rng, n: usize, hot: Option<u32>, reach: usize) -> (usize, usize, usize) {
+/// A block `[a, a + len)` and where it should start, near `hot` when given.
+pub fn pick_move(rng: &mut Rng, n: usize, hot: Option<u32>) -> (usize, usize, usize) {
     let len = 1 + rng.below(BLOCK.min(n - 1)).min(rng.below(BLOCK.min(n - 1)));
     let a = match hot {
         Some(h) if rng.below(2) == 0 => {
-            let lo = (h as usize).saturating_sub(reach / 4);
-            (lo + rng.below(reach / 2)).min(n - len)
+            let lo = (h as usize).saturating_sub(REACH / 4);
+            (lo + rng.below(REACH / 2)).min(n - len)
         }
         _ => rng.below(n - len + 1),
     };
-    let reach = 1 + rng.below(reach);
+    let reach = 1 + rng.below(REACH);
     let to = if rng.below(2) == 0 {
         a.saturating_sub(reach)
     } else {

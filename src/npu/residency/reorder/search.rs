@@ -4,7 +4,7 @@
 
 use super::super::super::case::BufferId;
 use super::live::Live;
-use super::{pick_move, Cost, OpOrder, REACH};
+use super::{pick_move, Cost, OpOrder};
 use crate::rng::Rng;
 
 /// Starting temperature of the residency search, in steps at the peak.
@@ -39,7 +39,7 @@ impl OpOrder<'_> {
                     None => continue,
                 }
             } else {
-                let (a, len, to) = pick_move(&mut rng, n, hot, REACH);
+                let (a, len, to) = pick_move(&mut rng, n, hot);
                 if to == a || !self.slide(a, a + len, to) {
                     continue;
                 }
