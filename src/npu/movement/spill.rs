@@ -606,17 +606,7 @@ impl<'a> Allocator<'a> {
             }
             plan.spills.push(s);
         }
-        // the residents by offset; at one offset (empty buffers) the latest first,
-        // as the allocator inserts them: pushed latest first, then a stable sort
-        for (k, r) in plan.residencies.iter().enumerate().rev() {
-            if self.state[r.buffer.index()] == State::Resident(k) {
-                let buf = self.case.buffer(r.buffer);
-                self.resident[buf.level.index()].push((r.offset, buf.size, r.buffer));
-            }
-        }
-        for list in &mut self.resident {
-            list.sort_by_key(|&(o, _, _)| o);
-        }
+        residents_at(self.case, &old.residencies[..stays], at, &mut self.resident);
         self.print = self.resident.iter().enumerate().fold(0, |h, (l, list)| {
             list.iter()
                 .fold(h, |h, &(o, _, b)| h ^ resident_hash(l, o, b))
@@ -637,18 +627,10 @@ impl<'a> Allocator<'a> {
     fn rejoin(&mut self, placed: &Traced, i: usize) -> bool {
         let (old, trace) = (&placed.plan, &placed.trace);
         let at = trace.step_at[i];
-        // the residents `placed` had, listed as the allocator lists them
+        // the residents `placed` had
         let stays = old.residencies.partition_point(|r| r.start < at);
         let mut lists: Vec<Vec<(u64, u64, BufferId)>> = vec![Vec::new(); self.resident.len()];
-        for r in old.residencies[..stays].iter().rev() {
-            if r.end >= at {
-                let buf = self.case.buffer(r.buffer);
-                lists[buf.level.index()].push((r.offset, buf.size, r.buffer));
-            }
-        }
-        for list in &mut lists {
-            list.sort_by_key(|&(o, _, _)| o);
-        }
+        residents_at(self.case, &old.residencies[..stays], at, &mut lists);
         if lists != self.resident {
             return false;
         }
@@ -910,6 +892,25 @@ impl<'a> Allocator<'a> {
         self.plan.schedule.push(self.case.spill_out(k));
         self.evict(v);
         self.state[v.index()] = State::Spilled(k);
+    }
+}
+
+/// The residents at output position `at` of each level (into `lists`, empty),
+/// from `stays`, a plan's stays that began before `at`: those not ended before
+/// it, by offset; at one offset (empty buffers) the latest first, as the
+/// allocator inserts them (pushed latest first, then a stable sort).
+fn residents_at(
+    case: &Case,
+    stays: &[Residency],
+    at: u32,
+    lists: &mut [Vec<(u64, u64, BufferId)>],
+) {
+    for r in stays.iter().rev().filter(|r| r.end >= at) {
+        let buf = case.buffer(r.buffer);
+        lists[buf.level.index()].push((r.offset, buf.size, r.buffer));
+    }
+    for list in lists {
+        list.sort_by_key(|&(o, _, _)| o);
     }
 }
 
