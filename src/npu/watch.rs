@@ -45,10 +45,7 @@ impl<'a> Watch<'a> {
         Watch {
             better: Some(better),
             stop: Some(stop),
-            stopped: false,
-            effort: 1.0,
-            threads: 1,
-            seed: 0,
+            ..Watch::none()
         }
     }
 
@@ -56,11 +53,7 @@ impl<'a> Watch<'a> {
     pub fn improvements(better: &'a mut dyn FnMut(&Solution)) -> Watch<'a> {
         Watch {
             better: Some(better),
-            stop: None,
-            stopped: false,
-            effort: 1.0,
-            threads: 1,
-            seed: 0,
+            ..Watch::none()
         }
     }
 

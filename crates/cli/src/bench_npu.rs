@@ -5,9 +5,9 @@
 //! table puts each best result beside its lower bound (`memplan::npu::bounds`)
 //! and the ratio, or says that no useful bound is known.
 
-use super::npu::{default_threads, parse_seed, parse_threads};
+use super::npu::{default_threads, parse_threads};
 use super::npu_check::{load_case, set_levels};
-use super::Token;
+use super::{parse_seed, Token};
 use lexopt::ValueExt;
 use memplan::npu::bounds::Bounds;
 use memplan::npu::case::default_levels;

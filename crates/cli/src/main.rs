@@ -217,6 +217,12 @@ pub(crate) struct Common {
 }
 
 /// Milliseconds on the process's monotonic clock.
+/// `--seed N` of `plan`, `bench`, `npu` and `bench-npu`.
+fn parse_seed(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .map_err(|_| format!("--seed: `{text}` is not a number"))
+}
+
 fn clock_ms() -> f64 {
     static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     START
@@ -261,12 +267,7 @@ impl Common {
                 self.opts.pack.budget_ms = ms;
             }
             "deterministic" => self.deterministic = true,
-            "seed" => {
-                let seed = args.value()?.string()?;
-                self.opts.pack.seed = seed
-                    .parse::<u64>()
-                    .map_err(|_| format!("--seed: `{seed}` is not a number"))?;
-            }
+            "seed" => self.opts.pack.seed = parse_seed(&args.value()?.string()?)?,
             "capacity" => {
                 let text = args.value()?.string()?;
                 self.opts.pack.capacity = Some(formats::parse_size(&text)?);

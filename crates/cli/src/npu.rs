@@ -3,7 +3,7 @@
 //! and prints each result beside its lower bound (`memplan::npu::bounds`).
 
 use super::npu_check::{load_case, parse_problem, set_levels};
-use super::Token;
+use super::{parse_seed, Token};
 use lexopt::ValueExt;
 use memplan::npu::bounds::Bounds;
 use memplan::npu::case::default_levels;
@@ -22,12 +22,6 @@ use std::process::ExitCode;
 /// core now, depending on the case and problem; kept, so that a deterministic
 /// budget gives the plans it gave).
 pub const NOMINAL_MS: f64 = 20_000.0;
-
-/// `--seed N` of `npu` and `bench-npu`: mixed into every search's seed.
-pub fn parse_seed(text: &str) -> Result<u64, String> {
-    text.parse::<u64>()
-        .map_err(|_| format!("--seed: `{text}` is not a number"))
-}
 
 pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let (mut case_path, mut problem, mut method) = (None::<PathBuf>, None::<Problem>, Method::Best);
