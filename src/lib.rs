@@ -21,6 +21,7 @@ pub mod plan;
 pub mod pool;
 pub mod report;
 pub mod rng;
+pub mod sort;
 pub mod teach;
 pub mod units;
 

@@ -627,7 +627,7 @@ fn grow_cliques(case: &Case, dag: &Dag, list: &[usize], weight: &[u64]) -> u64 {
     }
     // seeds: the sets forced across the heaviest nodes, then single large buffers
     let mut nodes: Vec<usize> = (0..weight.len()).filter(|&v| weight[v] > 0).collect();
-    nodes.sort_by_key(|&v| std::cmp::Reverse(weight[v]));
+    crate::sort::by_key(&mut nodes, |&v| std::cmp::Reverse(weight[v]));
     nodes.truncate(SEEDS);
     let mut seeds: Vec<Vec<usize>> = Vec::new();
     if !nodes.is_empty() {
@@ -648,7 +648,7 @@ fn grow_cliques(case: &Case, dag: &Dag, list: &[usize], weight: &[u64]) -> u64 {
         seeds.extend(sets);
     }
     let mut largest: Vec<usize> = (0..k).collect();
-    largest.sort_by_key(|&i| std::cmp::Reverse(size(i)));
+    crate::sort::by_key(&mut largest, |&i| std::cmp::Reverse(size(i)));
     seeds.extend(largest.into_iter().take(SEEDS).map(|i| vec![i]));
     let mut best = 0;
     for seed in seeds {
@@ -796,7 +796,7 @@ fn cheapest_cover(items: &[(u64, u64)], excess: u64) -> Option<u64> {
     }
     let mut sorted: Vec<(u64, u64)> = items.to_vec();
     // cheapest per unit first; cost / size is 1 or 2, compared without division
-    sorted.sort_by(|a, b| (a.1 * b.0).cmp(&(b.1 * a.0)));
+    crate::sort::by(&mut sorted, |a, b| (a.1 * b.0).cmp(&(b.1 * a.0)));
     let (mut left, mut fractional) = (excess, 0u64);
     for (size, cost) in sorted {
         let take = left.min(size);

@@ -175,7 +175,7 @@ impl Case {
             ));
         }
         let mut raw = raw;
-        raw.sort_by_key(|n| n.id);
+        crate::sort::by_key(&mut raw, |n| n.id);
         for (i, n) in raw.iter().enumerate() {
             if n.id != i as u64 {
                 return Err(Error::invalid(format!(
@@ -444,7 +444,7 @@ fn collect_buffers(raw: &[RawNode], levels: &[Level]) -> Result<Vec<NpuBuffer>, 
         }
     }
     let mut buffers: Vec<NpuBuffer> = by_id.into_values().collect();
-    buffers.sort_by_key(|b| b.buf_id);
+    crate::sort::by_key(&mut buffers, |b| b.buf_id);
     if let Some(b) = buffers.iter().find(|b| b.free == NodeId(u32::MAX)) {
         return Err(Error::invalid(format!(
             "buffer {} is allocated at node {} but never freed",

@@ -863,7 +863,7 @@ fn pick(
     };
     found.retain(|(p, _, _)| p.extra_movement() <= limit);
     if problem == Problem::Makespan {
-        found.sort_by_key(|(_, t, _)| t.makespan);
+        crate::sort::by_key(&mut found, |(_, t, _)| t.makespan);
         found.truncate(TIGHTENED);
         // the pipe-aware re-sequencing keeps spills and offsets, so movement is unchanged
         for (plan, timing, recipe) in &mut found {

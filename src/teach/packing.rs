@@ -90,7 +90,7 @@ pub fn trace(
     let ids = || (0..buffers.len() as u32).collect::<Vec<u32>>();
     let by = |key: &dyn Fn(&Buffer, u32) -> (u64, u64, u32)| {
         let mut v = ids();
-        v.sort_by_key(|&i| key(&buffers[i as usize], i));
+        crate::sort::by_key(&mut v, |&i| key(&buffers[i as usize], i));
         v
     };
     let walk = |visit: &[u32], fit| walk(buffers, visit, fit, offsets, align);
@@ -155,7 +155,7 @@ fn walk(
                 to: offsets[j as usize] + o.size,
             })
             .collect();
-        neighbours.sort_by_key(|n| (n.from, n.to, n.tensor));
+        crate::sort::by_key(&mut neighbours, |n| (n.from, n.to, n.tensor));
         let gaps = gaps(&neighbours, b.size, align);
         let (rule, rule_offset) = pick(&gaps, fit, align);
         let offset = offsets[i as usize];

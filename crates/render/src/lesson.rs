@@ -101,7 +101,7 @@ pub fn lesson_live_bytes<DB: DrawingBackend>(
         .iter()
         .filter(|t| t.start <= step && step <= t.end)
         .collect();
-    live.sort_by_key(|t| (t.start, t.id));
+    memplan::sort::by_key(&mut live, |t| (t.start, t.id));
     let mut below = 0u64;
     let (x0, x1) = (f64::from(step) + 0.12, f64::from(step) + 0.88);
     for t in live {

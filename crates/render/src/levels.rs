@@ -188,7 +188,7 @@ pub(super) fn max_live(residencies: &[ResidencyView]) -> u64 {
             ]
         })
         .collect();
-    events.sort_by_key(|&(at, delta)| (at, delta));
+    memplan::sort::by_key(&mut events, |&(at, delta)| (at, delta));
     let (mut now, mut most) = (0i128, 0i128);
     for (_, delta) in events {
         now += delta;

@@ -46,7 +46,7 @@ pub fn spill_rows(levels: &[LevelView]) -> SpillLayout {
     };
     for (level, l) in levels.iter().enumerate() {
         let mut order: Vec<usize> = (0..l.spills.len()).collect();
-        order.sort_by_key(|&k| (l.spills[k].out_step, l.spills[k].in_step));
+        memplan::sort::by_key(&mut order, |&k| (l.spills[k].out_step, l.spills[k].in_step));
         let mut free_from: Vec<u32> = Vec::new();
         for k in order {
             let s = &l.spills[k];

@@ -91,7 +91,7 @@ fn reuse_edges(case: &Case, plan: &NpuPlan, preds: &mut [Vec<u32>]) {
         }
     }
     for list in &mut by_level {
-        list.sort_by_key(|&r| plan.residencies[r].start);
+        crate::sort::by_key(list, |&r| plan.residencies[r].start);
         // disjoint (lo, hi, last stay over [lo, hi)), sorted by lo
         let mut last: Vec<(u64, u64, usize)> = Vec::new();
         for &r in list.iter() {

@@ -199,7 +199,7 @@ impl Walker<'_> {
         if roots.is_empty() {
             return String::new();
         }
-        roots.sort();
+        memplan::sort::by(&mut roots, Ord::cmp);
         let names: Vec<String> = roots.iter().map(|r| format!("`{r}`")).collect();
         format!(
             " (it is computed from the value of input {})",

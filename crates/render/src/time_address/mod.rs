@@ -119,9 +119,9 @@ impl StepIndex {
                 bucket.checked_shl(offset_bits).unwrap_or(0) | t.offset
             });
         } else {
-            short.sort_by_key(|t| (t.start / span, t.offset));
+            memplan::sort::by_key(&mut short, |t| (t.start / span, t.offset));
         }
-        long.sort_by_key(|t| t.offset);
+        memplan::sort::by_key(&mut long, |t| t.offset);
         let buckets = short.last().map_or(0, |t| (t.start / span) as usize + 1);
         let mut starts = vec![0; buckets + 1];
         let mut largest = vec![0; buckets];

@@ -432,7 +432,7 @@ impl Painter {
                 }
             }
         }
-        named.sort_by_key(|t| t.index);
+        memplan::sort::by_key(&mut named, |t| t.index);
         named.dedup_by_key(|t| t.index);
         // a reference paint leaves nothing to reuse, so that a paint after it is fresh
         raster.kept = key.filter(|_| paint == Paint::Fast).map(|key| Kept {
