@@ -84,7 +84,8 @@ where
     J: FnOnce(&Link<M>) -> T + Send,
 {
     let threads = threads.min(jobs.len());
-    if threads <= 1 {
+    // (the wasm build has one thread: its threaded code is left out)
+    if threads <= 1 || cfg!(target_arch = "wasm32") {
         let caller = RefCell::new(caller);
         let link = Link {
             to: To::Here(&caller),
