@@ -379,7 +379,7 @@ pub fn p1_bound(case: &Case) -> Option<u64> {
 
 /// Whether `dag` has a path `u ⇝ v` for every pair: 64 sources at a time.
 fn all_reach(dag: &Dag, pairs: &mut [(u32, u32)]) -> bool {
-    pairs.sort_unstable();
+    crate::sort::by(pairs, Ord::cmp);
     let mut sources: Vec<u32> = pairs.iter().map(|p| p.0).collect();
     sources.dedup();
     let mut at = 0;
@@ -502,7 +502,7 @@ fn tile_grid_bound(case: &Case, dag: &Dag, counted: &[bool]) -> Option<u64> {
         if set.is_empty() {
             continue;
         }
-        set.sort_unstable();
+        crate::sort::by(set, Ord::cmp);
         set.dedup();
         line_of[t] = *line_no
             .entry(std::mem::take(set))
@@ -546,7 +546,7 @@ fn tile_grid_bound(case: &Case, dag: &Dag, counted: &[bool]) -> Option<u64> {
         .iter()
         .map(|l| (l[0].min(l[1]), l[0].max(l[1])))
         .collect();
-    cells.sort_unstable();
+    crate::sort::by(&mut cells, Ord::cmp);
     cells.dedup();
     if rows * cols != u64::from(tiles) || cells.len() as u64 != u64::from(tiles) {
         return None;

@@ -508,7 +508,7 @@ fn searched(case: &Case, all: &mut Portfolio, shown: &mut Incumbent) {
     } = all;
     let taking = shown.on_the_way;
     let seeded = shown.watch.seeder();
-    seeds.sort_unstable();
+    crate::sort::by(seeds, Ord::cmp);
     let mut starts: Vec<(u64, usize, usize)> = Vec::new();
     for &s in seeds.iter() {
         if starts.len() < RESPILL_STARTS && starts.iter().all(|t| t.1 != s.1 || t.0 != s.0) {

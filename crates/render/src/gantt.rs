@@ -18,7 +18,7 @@ fn op_colours(nodes: &[NodeView]) -> Vec<(String, RGBColor)> {
         .filter(|n| n.pipe.is_some())
         .map(|n| n.op.as_str())
         .collect();
-    ops.sort_unstable();
+    memplan::sort::by(&mut ops, Ord::cmp);
     ops.dedup();
     let mut next = 0;
     ops.into_iter()

@@ -71,7 +71,7 @@ pub(super) fn chain(
                 }
             }
         }
-        firsts.sort_unstable_by_key(|&t| {
+        crate::sort::by_key(&mut firsts, |&t| {
             let new = shared[t as usize].len() as u32 - overlap[t as usize];
             (Reverse(overlap[t as usize]), new, c.rank[t as usize])
         });

@@ -156,7 +156,7 @@ impl<'a> Tasks<'a> {
         }
         for list in &mut accesses {
             list.retain(|&(_, _, b)| readers[b.index()].len() > 1);
-            list.sort_unstable_by_key(|&(h, p, _)| (Reverse(h), p));
+            crate::sort::by_key(list, |&(h, p, _)| (Reverse(h), p));
         }
         let sequence = accesses
             .iter()
@@ -348,7 +348,7 @@ impl<'a> Tasks<'a> {
         // that needs it, with or a step ahead of the op that needs it
         let mut need = vec![(u32::MAX, Reverse(0u32)); n];
         let mut by_pos: Vec<NodeId> = case.node_ids().filter(|&i| is_op(i)).collect();
-        by_pos.sort_unstable_by_key(|&i| Reverse(self.base_pos[i.index()]));
+        crate::sort::by_key(&mut by_pos, |&i| Reverse(self.base_pos[i.index()]));
         for &i in &by_pos {
             need[i.index()] = match self.task_of[i.index()] {
                 SHARED => self
