@@ -78,7 +78,8 @@ impl Drawing {
     pub fn set_packed(&mut self, slot: u8, packed: &[u8]) -> Result<(), Thrown> {
         let slot = slot_index(Some(slot))?;
         let (head, tensors) = packed::unpack(packed).map_err(|e| Thrown::new(&e))?;
-        let mut report: PlanReport = serde_json::from_str(head).map_err(js_error)?;
+        // as bytes: every JSON text the wasm reads goes through one reader (size)
+        let mut report: PlanReport = serde_json::from_slice(head.as_bytes()).map_err(js_error)?;
         report.plan.tensors = tensors;
         self.indexes[slot] = Some(self.index(&report.plan));
         self.reports[slot] = Some(Shown {

@@ -31,7 +31,8 @@ impl NpuDrawing {
     /// Reads the solve report in JSON text `json`.
     #[wasm_bindgen(constructor)]
     pub fn new(json: &str) -> Result<NpuDrawing, Thrown> {
-        let report: Report = serde_json::from_str(json).map_err(js_error)?;
+        // as bytes: every JSON text the wasm reads goes through one reader (size)
+        let report: Report = serde_json::from_slice(json.as_bytes()).map_err(js_error)?;
         Ok(NpuDrawing {
             view: report.view,
             node_bufs: report.node_bufs,

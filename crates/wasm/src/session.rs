@@ -359,7 +359,8 @@ impl Session {
             // through JSON text, so that a misspelt option is an error, not ignored
             let text = js_sys::JSON::stringify(&options)
                 .map_err(|_| Thrown::new("plan options must be a plain object"))?;
-            serde_json::from_str(&String::from(text))
+            // as bytes: every JSON text the wasm reads goes through one reader (size)
+            serde_json::from_slice(String::from(text).as_bytes())
                 .map_err(|e| Thrown::new(&format!("plan options: {e}")))?
         };
         let size = |what: &str, text: &Option<String>| match text.as_deref().map(str::trim) {

@@ -44,7 +44,8 @@ impl LessonDrawing {
     #[wasm_bindgen(constructor)]
     pub fn new(lesson: &str, drawing: &Drawing, slot: u8) -> Result<LessonDrawing, Thrown> {
         Ok(LessonDrawing {
-            lesson: serde_json::from_str(lesson).map_err(js_error)?,
+            // as bytes: every JSON text the wasm reads goes through one reader (size)
+            lesson: serde_json::from_slice(lesson.as_bytes()).map_err(js_error)?,
             report: drawing.report(slot)?.clone(),
             raster: Raster::new(),
         })
