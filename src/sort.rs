@@ -64,7 +64,7 @@ mod tests {
                 assert_eq!(ours, std, "{len} items, keys below {spread}");
                 let mut down = items.clone();
                 super::by(&mut down, |a, b| b.0.cmp(&a.0));
-                std.sort_by(|a, b| b.0.cmp(&a.0));
+                std.sort_by_key(|t| std::cmp::Reverse(t.0));
                 assert_eq!(down, std, "{len} items, keys below {spread}, descending");
             }
         }

@@ -5,7 +5,7 @@
 //! seed and a work budget.
 
 use super::budget::{Budget, Rng};
-use super::fit::{greedy_order, place_charged, Pass};
+use super::fit::{greedy_order, place_again, place_charged, Cut, Pass};
 use super::Fit;
 use super::{peak, PackOptions};
 use crate::liveness::{max_live_bytes, Buffer};
@@ -65,18 +65,23 @@ fn evaluate(
     pass: Pass,
 ) -> Option<Found> {
     let offsets = place_charged(buffers, &visit, fit, opts, budget, pass)?;
+    Some(found(buffers, offsets, visit, fit))
+}
+
+/// The packing `offsets` of `visit` under `fit`, with its peak and tops.
+fn found(buffers: &[Buffer], offsets: Vec<u64>, visit: Vec<u32>, fit: Fit) -> Found {
     let tops = buffers
         .iter()
         .zip(&offsets)
         .map(|(b, &o)| u128::from(o + b.size))
         .sum();
-    Some(Found {
+    Found {
         peak: peak(buffers, &offsets),
         offsets,
         visit,
         fit,
         tops,
-    })
+    }
 }
 
 fn better(a: &Found, b: &Found) -> bool {
@@ -220,40 +225,56 @@ fn improve(
     }
     let mut rng = Rng::new(opts.seed);
     let mut position = vec![0usize; n];
+    let mut at_peak: Vec<u32> = Vec::new();
+    // whether `position` and `at_peak` are those of `best`
+    let mut fresh = false;
     while !budget.exhausted() && best.peak > target {
-        let at_peak: Vec<u32> = (0..n as u32)
-            .filter(|&i| best.offsets[i as usize] + buffers[i as usize].size == best.peak)
-            .collect();
-        for (k, &i) in best.visit.iter().enumerate() {
-            position[i as usize] = k;
+        if !fresh {
+            at_peak = (0..n as u32)
+                .filter(|&i| best.offsets[i as usize] + buffers[i as usize].size == best.peak)
+                .collect();
+            for (k, &i) in best.visit.iter().enumerate() {
+                position[i as usize] = k;
+            }
+            fresh = true;
         }
         let moved = at_peak[rng.below(at_peak.len())];
         let from = position[moved as usize];
         let mut visit = best.visit.clone();
         let to = rng.below(n);
-        if rng.below(2) == 0 && from > 0 {
+        // the visit order is the same as before up to `kept`
+        let kept = if rng.below(2) == 0 && from > 0 {
             let to = rng.below(from);
             visit.remove(from);
             visit.insert(to, moved);
+            to
         } else {
             visit.swap(from, to);
-        }
-        let fit = if rng.below(8) == 0 {
-            match best.fit {
+            from.min(to)
+        };
+        let (fit, kept) = if rng.below(8) == 0 {
+            let other = match best.fit {
                 Fit::Best => Fit::Lowest,
                 Fit::Lowest => Fit::Best,
-            }
+            };
+            (other, 0)
         } else {
-            best.fit
+            (best.fit, kept)
         };
-        let Some(found) = evaluate(buffers, visit, fit, opts, budget, Pass::Within) else {
-            break;
+        // a plan with a higher peak is never kept: given up as soon as it has one
+        let known = (&best.offsets[..], kept);
+        let offsets = match place_again(buffers, &visit, fit, opts, budget, known, best.peak) {
+            Ok(offsets) => offsets,
+            Err(Cut::Ceiling) => continue,
+            Err(Cut::Budget) => break,
         };
+        let found = found(buffers, offsets, visit, fit);
         if (found.peak, found.tops) <= (best.peak, best.tops) {
             if found.peak < best.peak {
                 budget.report("best-of: moves", found.peak, target);
             }
             *best = found;
+            fresh = false;
         }
     }
 }

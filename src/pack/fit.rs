@@ -52,6 +52,15 @@ pub(super) fn place_charged(
 /// Buffers placed per call of [`Placing::run`].
 const RUN: usize = 4096;
 
+/// Why a placement ended before its last buffer.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Cut {
+    /// A `Within` pass ran out of budget.
+    Budget,
+    /// A buffer would have ended above the ceiling (see [`place_again`]).
+    Ceiling,
+}
+
 fn place(
     buffers: &[Buffer],
     visit: &[u32],
@@ -60,25 +69,75 @@ fn place(
     budget: Option<&mut Budget>,
     pass: Pass,
 ) -> Option<Vec<u64>> {
+    place_from(buffers, visit, fit, opts, budget, pass, (&[], 0), u64::MAX).ok()
+}
+
+/// [`place_charged`] (a `Within` pass) of a visit order whose first `kept`
+/// buffers are those of an earlier placement `known` of the same fit rule, in the
+/// same order: they keep their offsets, recorded without a search, and the rest
+/// are placed. Gives up with [`Cut::Ceiling`] as soon as a buffer would end above
+/// `ceiling`. The offsets are those of a whole pass when it ends.
+pub(super) fn place_again(
+    buffers: &[Buffer],
+    visit: &[u32],
+    fit: Fit,
+    opts: PackOptions,
+    budget: &mut Budget,
+    (known, kept): (&[u64], usize),
+    ceiling: u64,
+) -> Result<Vec<u64>, Cut> {
+    if budget.exhausted() {
+        return Err(Cut::Budget);
+    }
+    let budget = Some(budget);
+    place_from(
+        buffers,
+        visit,
+        fit,
+        opts,
+        budget,
+        Pass::Within,
+        (known, kept),
+        ceiling,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn place_from(
+    buffers: &[Buffer],
+    visit: &[u32],
+    fit: Fit,
+    opts: PackOptions,
+    budget: Option<&mut Budget>,
+    pass: Pass,
+    (known, kept): (&[u64], usize),
+    ceiling: u64,
+) -> Result<Vec<u64>, Cut> {
     let mut placing = Placing {
         buffers,
         visit,
         fit,
         opts,
         pass,
+        ceiling,
         placed: Busy::new(buffers, opts.align),
         offsets: vec![0u64; buffers.len()],
         budget,
         charged: 0,
     };
+    for &i in &visit[..kept] {
+        let (b, at) = (&buffers[i as usize], known[i as usize]);
+        placing.offsets[i as usize] = at;
+        if b.size > 0 {
+            placing.placed.insert(b, at);
+        }
+    }
     // In runs of a few thousand buffers, each a call of its own: a wasm engine
     // compiles a function first without optimising it and swaps in the optimised
     // code at its next call, so a loop over a million buffers in one call would
     // run unoptimised to its end (V8: 2.8 s instead of 2.0 s in the placement).
-    for from in (0..visit.len()).step_by(RUN) {
-        if placing.run(from..visit.len().min(from + RUN)) {
-            return None;
-        }
+    for from in (kept..visit.len()).step_by(RUN) {
+        placing.run(from..visit.len().min(from + RUN))?;
     }
     let Placing {
         placed,
@@ -92,7 +151,7 @@ fn place(
         let units = placed.steps().div_ceil(STEPS_PER_UNIT).max(1);
         budget.spend(units - charged);
     }
-    Some(offsets)
+    Ok(offsets)
 }
 
 /// A placement under way.
@@ -102,6 +161,8 @@ struct Placing<'a, 'b, 'c> {
     fit: Fit,
     opts: PackOptions,
     pass: Pass,
+    /// No buffer may end above this.
+    ceiling: u64,
     placed: Busy,
     offsets: Vec<u64>,
     budget: Option<&'b mut Budget<'c>>,
@@ -110,10 +171,11 @@ struct Placing<'a, 'b, 'c> {
 }
 
 impl Placing<'_, '_, '_> {
-    /// Places the buffers at positions `range` of the visit order; true when the
-    /// budget ran out in a `Within` pass (the run is then cut short).
+    /// Places the buffers at positions `range` of the visit order; cut short when
+    /// the budget runs out in a `Within` pass or a buffer would end above the
+    /// ceiling.
     #[inline(never)]
-    fn run(&mut self, range: std::ops::Range<usize>) -> bool {
+    fn run(&mut self, range: std::ops::Range<usize>) -> Result<(), Cut> {
         let (buffers, visit) = (self.buffers, self.visit);
         for n in range {
             // what the next few buffers will read, asked for ahead (a hint only)
@@ -133,6 +195,9 @@ impl Placing<'_, '_, '_> {
             let i = visit[n];
             let b = &buffers[i as usize];
             let at = self.placed.choose(b, self.fit, self.opts.align);
+            if at + b.size > self.ceiling {
+                return Err(Cut::Ceiling);
+            }
             self.offsets[i as usize] = at;
             // empty buffers never stand in anyone's way
             if b.size > 0 {
@@ -141,11 +206,11 @@ impl Placing<'_, '_, '_> {
             if let Some(budget) = self.budget.as_deref_mut() {
                 let out = budget.charge(self.placed.steps(), STEPS_PER_UNIT, &mut self.charged);
                 if out && self.pass == Pass::Within {
-                    return true;
+                    return Err(Cut::Budget);
                 }
             }
         }
-        false
+        Ok(())
     }
 }
 
