@@ -75,8 +75,8 @@ fn place(
 /// [`place_charged`] (a `Within` pass) of a visit order whose first `kept`
 /// buffers are those of an earlier placement `known` of the same fit rule, in the
 /// same order: they keep their offsets, recorded without a search, and the rest
-/// are placed. Gives up with [`Cut::Ceiling`] as soon as a buffer would end above
-/// `ceiling`. The offsets are those of a whole pass when it ends.
+/// are placed. Gives up with [`Cut::Ceiling`] as soon as a buffer it places would
+/// end above `ceiling`. The offsets are those of a whole pass when it ends.
 pub(super) fn place_again(
     buffers: &[Buffer],
     visit: &[u32],
@@ -279,4 +279,77 @@ pub fn greedy_order(buffers: &[Buffer]) -> Vec<u32> {
 
 pub fn greedy_size(buffers: &[Buffer], opts: PackOptions, place: Place) -> Vec<u64> {
     place(buffers, &greedy_order(buffers), Fit::Best, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{place_again, place_in_order, Cut};
+    use crate::graph::{Lifetime, TensorId};
+    use crate::liveness::Buffer;
+    use crate::pack::budget::Budget;
+    use crate::pack::{peak, Fit, PackOptions};
+    use crate::rng::Rng;
+
+    #[test]
+    fn placing_again_after_a_kept_head_is_a_whole_pass_or_stops_at_the_ceiling() {
+        let mut rng = Rng::new(11);
+        let opts = PackOptions::new(1).unwrap();
+        for round in 0..200 {
+            let n = 2 + rng.below(60);
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|k| {
+                    let start = rng.below(30) as u32;
+                    Buffer {
+                        tensor: TensorId(k as u32),
+                        size: rng.below(100) as u64,
+                        life: Lifetime::new(start, start + rng.below(8) as u32),
+                    }
+                })
+                .collect();
+            let fit = if round % 2 == 0 {
+                Fit::Best
+            } else {
+                Fit::Lowest
+            };
+            let before: Vec<u32> = (0..n as u32).collect();
+            let known = place_in_order(&buffers, &before, fit, opts);
+            // a visit order that keeps the first `kept` positions
+            let kept = rng.below(n);
+            let mut visit = before.clone();
+            let (a, b) = (kept + rng.below(n - kept), kept + rng.below(n - kept));
+            visit.swap(a, b);
+            let whole = place_in_order(&buffers, &visit, fit, opts);
+            let top = peak(&buffers, &whole);
+            let mut budget = Budget::work(u64::MAX / 2);
+            let again = place_again(
+                &buffers,
+                &visit,
+                fit,
+                opts,
+                &mut budget,
+                (&known, kept),
+                top,
+            );
+            assert_eq!(again.as_ref(), Ok(&whole), "round {round}");
+            // a ceiling below the top of a buffer it places (the head's are known)
+            let placed_top = visit[kept..]
+                .iter()
+                .map(|&i| whole[i as usize] + buffers[i as usize].size)
+                .max()
+                .unwrap_or(0);
+            if placed_top > 0 {
+                let known = (&known[..], kept);
+                let below = place_again(
+                    &buffers,
+                    &visit,
+                    fit,
+                    opts,
+                    &mut budget,
+                    known,
+                    placed_top - 1,
+                );
+                assert_eq!(below, Err(Cut::Ceiling), "round {round}");
+            }
+        }
+    }
 }
