@@ -5,7 +5,7 @@
 //! seed and a work budget.
 
 use super::budget::{Budget, Rng};
-use super::fit::{greedy_order, place_again, place_charged, Cut, Pass};
+use super::fit::{greedy_order, place_again, place_charged, Cut, Head, Pass};
 use super::Fit;
 use super::{peak, PackOptions};
 use crate::liveness::{max_live_bytes, Buffer};
@@ -262,8 +262,12 @@ fn improve(
             (best.fit, kept)
         };
         // a plan with a higher peak is never kept: given up as soon as it has one
-        let known = (&best.offsets[..], kept);
-        let offsets = match place_again(buffers, &visit, fit, opts, budget, known, best.peak) {
+        let head = Head {
+            known: &best.offsets,
+            kept,
+            ceiling: best.peak,
+        };
+        let offsets = match place_again(buffers, &visit, fit, opts, budget, head) {
             Ok(offsets) => offsets,
             Err(Cut::Ceiling) => continue,
             Err(Cut::Budget) => break,

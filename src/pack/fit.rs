@@ -18,7 +18,7 @@ pub type Place = fn(&[Buffer], &[u32], Fit, PackOptions) -> Vec<u64>;
 /// Each goes where `choose` puts it among the placed buffers overlapping it in
 /// time, found as the union of their ranges (`busy::Busy`).
 pub fn place_in_order(buffers: &[Buffer], visit: &[u32], fit: Fit, opts: PackOptions) -> Vec<u64> {
-    place(buffers, visit, fit, opts, None, Pass::Whole).expect("a whole pass ends")
+    place(buffers, visit, fit, opts, None, Pass::Whole, Head::NONE).expect("a whole pass ends")
 }
 
 /// Steps of the placement (see `Busy::steps`) per work unit: about 2.5 µs.
@@ -46,7 +46,7 @@ pub(super) fn place_charged(
     if pass == Pass::Within && budget.exhausted() {
         return None;
     }
-    place(buffers, visit, fit, opts, Some(budget), pass)
+    place(buffers, visit, fit, opts, Some(budget), pass, Head::NONE).ok()
 }
 
 /// Buffers placed per call of [`Placing::run`].
@@ -57,8 +57,46 @@ const RUN: usize = 4096;
 pub(super) enum Cut {
     /// A `Within` pass ran out of budget.
     Budget,
-    /// A buffer would have ended above the ceiling (see [`place_again`]).
+    /// A buffer would have ended above the ceiling (see [`Head`]).
     Ceiling,
+}
+
+/// Where a placement begins: the first `kept` buffers of the visit order keep
+/// their offsets in `known`, and no buffer placed may end above `ceiling`.
+#[derive(Clone, Copy)]
+pub(super) struct Head<'k> {
+    pub known: &'k [u64],
+    pub kept: usize,
+    pub ceiling: u64,
+}
+
+impl Head<'_> {
+    /// Every buffer placed, with no ceiling.
+    const NONE: Head<'static> = Head {
+        known: &[],
+        kept: 0,
+        ceiling: u64::MAX,
+    };
+}
+
+/// [`place_charged`] (a `Within` pass) of a visit order whose first `head.kept`
+/// buffers are those of an earlier placement `head.known` of the same fit rule, in
+/// the same order: they keep their offsets, recorded without a search, and the
+/// rest are placed. Gives up with [`Cut::Ceiling`] as soon as a buffer it places
+/// would end above `head.ceiling`. The offsets are those of a whole pass when it
+/// ends.
+pub(super) fn place_again(
+    buffers: &[Buffer],
+    visit: &[u32],
+    fit: Fit,
+    opts: PackOptions,
+    budget: &mut Budget,
+    head: Head,
+) -> Result<Vec<u64>, Cut> {
+    if budget.exhausted() {
+        return Err(Cut::Budget);
+    }
+    place(buffers, visit, fit, opts, Some(budget), Pass::Within, head)
 }
 
 fn place(
@@ -68,50 +106,11 @@ fn place(
     opts: PackOptions,
     budget: Option<&mut Budget>,
     pass: Pass,
-) -> Option<Vec<u64>> {
-    place_from(buffers, visit, fit, opts, budget, pass, (&[], 0), u64::MAX).ok()
-}
-
-/// [`place_charged`] (a `Within` pass) of a visit order whose first `kept`
-/// buffers are those of an earlier placement `known` of the same fit rule, in the
-/// same order: they keep their offsets, recorded without a search, and the rest
-/// are placed. Gives up with [`Cut::Ceiling`] as soon as a buffer it places would
-/// end above `ceiling`. The offsets are those of a whole pass when it ends.
-pub(super) fn place_again(
-    buffers: &[Buffer],
-    visit: &[u32],
-    fit: Fit,
-    opts: PackOptions,
-    budget: &mut Budget,
-    (known, kept): (&[u64], usize),
-    ceiling: u64,
-) -> Result<Vec<u64>, Cut> {
-    if budget.exhausted() {
-        return Err(Cut::Budget);
-    }
-    let budget = Some(budget);
-    place_from(
-        buffers,
-        visit,
-        fit,
-        opts,
-        budget,
-        Pass::Within,
-        (known, kept),
+    Head {
+        known,
+        kept,
         ceiling,
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn place_from(
-    buffers: &[Buffer],
-    visit: &[u32],
-    fit: Fit,
-    opts: PackOptions,
-    budget: Option<&mut Budget>,
-    pass: Pass,
-    (known, kept): (&[u64], usize),
-    ceiling: u64,
+    }: Head,
 ) -> Result<Vec<u64>, Cut> {
     let mut placing = Placing {
         buffers,
@@ -283,7 +282,7 @@ pub fn greedy_size(buffers: &[Buffer], opts: PackOptions, place: Place) -> Vec<u
 
 #[cfg(test)]
 mod tests {
-    use super::{place_again, place_in_order, Cut};
+    use super::{place_again, place_in_order, Cut, Head};
     use crate::graph::{Lifetime, TensorId};
     use crate::liveness::Buffer;
     use crate::pack::budget::Budget;
@@ -321,15 +320,12 @@ mod tests {
             let whole = place_in_order(&buffers, &visit, fit, opts);
             let top = peak(&buffers, &whole);
             let mut budget = Budget::work(u64::MAX / 2);
-            let again = place_again(
-                &buffers,
-                &visit,
-                fit,
-                opts,
-                &mut budget,
-                (&known, kept),
-                top,
-            );
+            let head = |ceiling| Head {
+                known: &known,
+                kept,
+                ceiling,
+            };
+            let again = place_again(&buffers, &visit, fit, opts, &mut budget, head(top));
             assert_eq!(again.as_ref(), Ok(&whole), "round {round}");
             // a ceiling below the top of a buffer it places (the head's are known)
             let placed_top = visit[kept..]
@@ -338,16 +334,8 @@ mod tests {
                 .max()
                 .unwrap_or(0);
             if placed_top > 0 {
-                let known = (&known[..], kept);
-                let below = place_again(
-                    &buffers,
-                    &visit,
-                    fit,
-                    opts,
-                    &mut budget,
-                    known,
-                    placed_top - 1,
-                );
+                let head = head(placed_top - 1);
+                let below = place_again(&buffers, &visit, fit, opts, &mut budget, head);
                 assert_eq!(below, Err(Cut::Ceiling), "round {round}");
             }
         }
