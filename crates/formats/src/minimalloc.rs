@@ -31,15 +31,42 @@ pub fn read(data: &[u8], name: &str) -> Result<Graph, Error> {
         })
     };
     let (id, lower, upper, size) = (col("id")?, col("lower")?, col("upper")?, col("size")?);
+    let columns = Columns {
+        count: header.len(),
+        id,
+        lower,
+        upper,
+        size,
+    };
     let mut tensors = Vec::new();
     for (n, line) in lines {
+        tensors.push(columns.tensor(n, line)?);
+    }
+    Graph::new(name.to_string(), tensors, Vec::new())
+}
+
+/// Where a line's fields are.
+struct Columns {
+    count: usize,
+    id: usize,
+    lower: usize,
+    upper: usize,
+    size: usize,
+}
+
+impl Columns {
+    /// The buffer of line `line` (index `n`). A call of its own per line: a wasm
+    /// engine swaps in a function's optimised code only at a later call, so a
+    /// loop over a million lines in one call would run unoptimised to its end.
+    #[inline(never)]
+    fn tensor(&self, n: usize, line: &str) -> Result<Tensor, Error> {
         let at = || Some(format!("line {}", n + 1));
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        if cells.len() != header.len() {
+        if cells.len() != self.count {
             return Err(Error::parse(
                 "minimalloc csv",
                 at(),
-                format!("expected {} fields, found {}", header.len(), cells.len()),
+                format!("expected {} fields, found {}", self.count, cells.len()),
             ));
         }
         let number = |k: usize, what: &str| -> Result<u64, Error> {
@@ -52,35 +79,31 @@ pub fn read(data: &[u8], name: &str) -> Result<Graph, Error> {
             })
         };
         let (lo, hi, bytes) = (
-            number(lower, "lower time")?,
-            number(upper, "upper time")?,
-            number(size, "size")?,
+            number(self.lower, "lower time")?,
+            number(self.upper, "upper time")?,
+            number(self.size, "size")?,
         );
+        let id = cells[self.id];
         if hi <= lo {
             return Err(Error::parse(
                 "minimalloc csv",
                 at(),
-                format!(
-                    "buffer `{}` has an empty time range [{lo}, {hi})",
-                    cells[id]
-                ),
+                format!("buffer `{id}` has an empty time range [{lo}, {hi})"),
             ));
         }
         let hi = u32::try_from(hi - 1).map_err(|_| {
             Error::limit(
-                format!("the upper time of buffer `{}`", cells[id]),
+                format!("the upper time of buffer `{id}`"),
                 hi,
                 u64::from(u32::MAX),
             )
         })?;
-        let life = Lifetime::new(lo as u32, hi);
-        tensors.push(Tensor {
-            name: cells[id].to_string(),
+        Ok(Tensor {
+            name: id.to_string(),
             size: bytes,
             role: Role::Arena,
             level: None,
-            lifetime: Some(life),
-        });
+            lifetime: Some(Lifetime::new(lo as u32, hi)),
+        })
     }
-    Graph::new(name.to_string(), tensors, Vec::new())
 }
