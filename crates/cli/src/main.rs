@@ -216,13 +216,13 @@ pub(crate) struct Common {
     deterministic: bool,
 }
 
-/// Milliseconds on the process's monotonic clock.
 /// `--seed N` of `plan`, `bench`, `npu` and `bench-npu`.
 fn parse_seed(text: &str) -> Result<u64, String> {
     text.parse::<u64>()
         .map_err(|_| format!("--seed: `{text}` is not a number"))
 }
 
+/// Milliseconds on the process's monotonic clock.
 fn clock_ms() -> f64 {
     static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     START
