@@ -83,7 +83,7 @@ impl Cache {
     fn order<'c>(&self, lru: &'c mut [Option<Vec<BufferId>>], level: LevelId) -> &'c [BufferId] {
         lru[level.index()].get_or_insert_with(|| {
             let mut v = self.members[level.index()].clone();
-            crate::sort::by_key(&mut v, |&b| (self.last_use[b.index()], b));
+            v.sort_by_key(|&b| (self.last_use[b.index()], b));
             v
         })
     }

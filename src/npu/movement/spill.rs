@@ -910,7 +910,7 @@ fn residents_at(
         lists[buf.level.index()].push((r.offset, buf.size, r.buffer));
     }
     for list in lists {
-        crate::sort::by_key(list, |&(o, _, _)| o);
+        list.sort_by_key(|&(o, _, _)| o);
     }
 }
 
