@@ -295,6 +295,18 @@ impl Busy {
         )
     }
 
+    /// Appends to `out` the ranges whose union is the bytes of the placed buffers
+    /// overlapping `buffer` (ranges of several sets, which may overlap).
+    pub(super) fn ranges(&mut self, buffer: &Buffer, out: &mut Vec<(u64, u64)>) {
+        self.gather(buffer);
+        for &s in &self.query {
+            let n = &self.nodes[(s >> 1) as usize];
+            let set = if s & 1 == 0 { &n.under } else { &n.own };
+            self.steps += 1 + set.len() as u64;
+            out.extend_from_slice(set);
+        }
+    }
+
     /// The sets whose union is the bytes of the placed buffers overlapping `buffer`.
     fn gather(&mut self, buffer: &Buffer) {
         self.query.clear();

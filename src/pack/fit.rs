@@ -3,11 +3,16 @@
 //! - `first-fit`: buffers in birth order, each at the lowest free address;
 //! - `greedy-size`: largest first (ties: earlier birth), each in the smallest gap
 //!   that fits between the buffers it overlaps in time, else on top of them.
+//!
+//! A whole pass over many buffers of which few live across some step near the
+//! middle is placed in two halves side by side (`split`), with the same offsets.
 
 use super::budget::Budget;
-use super::busy::{prefetch as prefetch_buffer, Busy};
 use super::overlap::Overlaps;
-use super::{align_up, Fit, PackOptions};
+use super::placing::{choose, settle, Placing};
+pub(super) use super::placing::{Cut, Pass};
+use super::split;
+use super::{Fit, PackOptions};
 use crate::interference::birth_order;
 use crate::liveness::Buffer;
 
@@ -19,18 +24,6 @@ pub type Place = fn(&[Buffer], &[u32], Fit, PackOptions) -> Vec<u64>;
 /// time, found as the union of their ranges (`busy::Busy`).
 pub fn place_in_order(buffers: &[Buffer], visit: &[u32], fit: Fit, opts: PackOptions) -> Vec<u64> {
     place(buffers, visit, fit, opts, None, Pass::Whole, Head::NONE).expect("a whole pass ends")
-}
-
-/// Steps of the placement (see `Busy::steps`) per work unit: about 2.5 µs.
-const STEPS_PER_UNIT: u64 = 40;
-
-/// Whether a charged pass may stop when the budget runs out.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Pass {
-    /// To the end, whatever the budget (the one pass every search makes).
-    Whole,
-    /// Abandoned as soon as the budget is exhausted.
-    Within,
 }
 
 /// [`place_in_order`] charging its work to `budget` as it goes; None when the
@@ -47,18 +40,6 @@ pub(super) fn place_charged(
         return None;
     }
     place(buffers, visit, fit, opts, Some(budget), pass, Head::NONE).ok()
-}
-
-/// Buffers placed per call of [`Placing::run`].
-const RUN: usize = 4096;
-
-/// Why a placement ended before its last buffer.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) enum Cut {
-    /// A `Within` pass ran out of budget.
-    Budget,
-    /// A buffer would have ended above the ceiling (see [`Head`]).
-    Ceiling,
 }
 
 /// Where a placement begins: the first `kept` buffers of the visit order keep
@@ -112,18 +93,13 @@ fn place(
         ceiling,
     }: Head,
 ) -> Result<Vec<u64>, Cut> {
-    let mut placing = Placing {
-        buffers,
-        visit,
-        fit,
-        opts,
-        pass,
-        ceiling,
-        placed: Busy::new(buffers, opts.align),
-        offsets: vec![0u64; buffers.len()],
-        budget,
-        charged: 0,
-    };
+    if kept == 0 && ceiling == u64::MAX && pass == Pass::Whole {
+        if let Some(mid) = split::step(buffers) {
+            return Ok(split::place(buffers, visit, fit, opts, mid, budget));
+        }
+    }
+    let mut budget = budget;
+    let mut placing = Placing::new(buffers, visit, fit, opts, pass, ceiling);
     for &i in &visit[..kept] {
         let (b, at) = (&buffers[i as usize], known[i as usize]);
         placing.offsets[i as usize] = at;
@@ -131,86 +107,12 @@ fn place(
             placing.placed.insert(b, at);
         }
     }
-    // In runs of a few thousand buffers, each a call of its own: a wasm engine
-    // compiles a function first without optimising it and swaps in the optimised
-    // code at its next call, so a loop over a million buffers in one call would
-    // run unoptimised to its end (V8: 2.8 s instead of 2.0 s in the placement).
-    for from in (kept..visit.len()).step_by(RUN) {
-        placing.run(from..visit.len().min(from + RUN))?;
-    }
-    let Placing {
-        placed,
-        offsets,
-        budget,
-        charged,
-        ..
-    } = placing;
+    let mut charged = 0;
+    placing.run_all(kept..visit.len(), budget.as_deref_mut(), &mut charged)?;
     if let Some(budget) = budget {
-        // the rest, rounded up: every pass costs at least a unit
-        let units = placed.steps().div_ceil(STEPS_PER_UNIT).max(1);
-        budget.spend(units - charged);
+        settle(budget, placing.placed.steps(), charged);
     }
-    Ok(offsets)
-}
-
-/// A placement under way.
-struct Placing<'a, 'b, 'c> {
-    buffers: &'a [Buffer],
-    visit: &'a [u32],
-    fit: Fit,
-    opts: PackOptions,
-    pass: Pass,
-    /// No buffer may end above this.
-    ceiling: u64,
-    placed: Busy,
-    offsets: Vec<u64>,
-    budget: Option<&'b mut Budget<'c>>,
-    /// Work units charged so far.
-    charged: u64,
-}
-
-impl Placing<'_, '_, '_> {
-    /// Places the buffers at positions `range` of the visit order; cut short when
-    /// the budget runs out in a `Within` pass or a buffer would end above the
-    /// ceiling.
-    #[inline(never)]
-    fn run(&mut self, range: std::ops::Range<usize>) -> Result<(), Cut> {
-        let (buffers, visit) = (self.buffers, self.visit);
-        for n in range {
-            // what the next few buffers will read, asked for ahead (a hint only)
-            let ahead = |k: usize| visit.get(n + k).map(|&j| &buffers[j as usize]);
-            if let Some(&j) = visit.get(n + 6) {
-                prefetch_buffer(&buffers[j as usize]);
-            }
-            if let Some(b) = ahead(4) {
-                self.placed.prefetch_leaves(b);
-            }
-            if let Some(b) = ahead(3) {
-                self.placed.prefetch(b, false);
-            }
-            if let Some(b) = ahead(2) {
-                self.placed.prefetch(b, true);
-            }
-            let i = visit[n];
-            let b = &buffers[i as usize];
-            let at = self.placed.choose(b, self.fit, self.opts.align);
-            if at + b.size > self.ceiling {
-                return Err(Cut::Ceiling);
-            }
-            self.offsets[i as usize] = at;
-            // empty buffers never stand in anyone's way
-            if b.size > 0 {
-                self.placed.insert(b, at);
-            }
-            if let Some(budget) = self.budget.as_deref_mut() {
-                let out = budget.charge(self.placed.steps(), STEPS_PER_UNIT, &mut self.charged);
-                if out && self.pass == Pass::Within {
-                    return Err(Cut::Budget);
-                }
-            }
-        }
-        Ok(())
-    }
+    Ok(placing.offsets)
 }
 
 /// [`place_in_order`] by listing every placed buffer overlapping each one and
@@ -241,26 +143,6 @@ pub fn place_in_order_scan(
     offsets
 }
 
-/// An offset for `size` bytes avoiding every range in `busy` (half-open, any order).
-pub(super) fn choose(busy: &mut [(u64, u64)], size: u64, fit: Fit, align: u64) -> u64 {
-    busy.sort_unstable();
-    let mut cursor = 0u64;
-    let mut best: Option<(u64, u64)> = None; // (gap size, offset)
-    for &(from, to) in busy.iter() {
-        let at = align_up(cursor, align);
-        if from > cursor && at + size <= from {
-            let gap = from - cursor;
-            match fit {
-                Fit::Lowest => return at,
-                Fit::Best if best.is_none_or(|(g, _)| gap < g) => best = Some((gap, at)),
-                Fit::Best => {}
-            }
-        }
-        cursor = cursor.max(to);
-    }
-    best.map_or_else(|| align_up(cursor, align), |(_, at)| at)
-}
-
 pub fn first_fit(buffers: &[Buffer], opts: PackOptions, place: Place) -> Vec<u64> {
     place(buffers, &birth_order(buffers), Fit::Lowest, opts)
 }
@@ -268,12 +150,14 @@ pub fn first_fit(buffers: &[Buffer], opts: PackOptions, place: Place) -> Vec<u64
 /// The visit order of `greedy-size`: largest first, ties by earlier birth, then
 /// by index.
 pub fn greedy_order(buffers: &[Buffer]) -> Vec<u32> {
-    let mut visit: Vec<u32> = (0..buffers.len() as u32).collect();
-    visit.sort_by_key(|&i| {
-        let b = &buffers[i as usize];
-        (std::cmp::Reverse(b.size), b.life.start, i)
-    });
-    visit
+    // the key and the index in one number: no two equal, no lookups while sorting
+    let mut keys: Vec<u128> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (u128::from(!b.size) << 64) | (u128::from(b.life.start) << 32) | i as u128)
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|k| k as u32).collect()
 }
 
 pub fn greedy_size(buffers: &[Buffer], opts: PackOptions, place: Place) -> Vec<u64> {

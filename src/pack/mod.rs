@@ -17,9 +17,11 @@ mod canon;
 mod fit;
 mod naive;
 mod overlap;
+mod placing;
 mod pools;
 mod search;
 mod sections;
+mod split;
 
 pub use budget::{Budget, Progress};
 
@@ -208,6 +210,7 @@ impl Strategy {
 #[doc(hidden)]
 pub mod reference {
     pub use super::fit::{place_in_order, place_in_order_scan};
+    pub use super::split::{place_split_at, step as split_step};
     pub use super::Fit;
     use super::{best_fit, fit, PackOptions, Strategy};
     use crate::liveness::Buffer;
