@@ -142,9 +142,10 @@ where
         .collect()
 }
 
-/// `(a(), b())`, the two side by side where the machine has a second core to give
-/// (never in the wasm build, which has no threads): for two independent parts of
-/// one result, which is then the same either way.
+/// `(a(), b())`, the two side by side where the machine has a core to give (never
+/// in the wasm build, which has no threads): for two independent parts of one
+/// result, which is then the same either way. A `both` inside another (each pass of
+/// `best-fit` split in two halves) gets a thread only while another core is free.
 pub fn both<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA,
@@ -153,20 +154,33 @@ where
 {
     // asked once: the answer reads the process's CPU quota from files on Linux
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    // threads `both` has running besides their callers
+    static LENT: AtomicUsize = AtomicUsize::new(0);
     let cores =
         || *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if cfg!(target_arch = "wasm32") || cores() < 2 {
+    let lend = || {
+        let lent = LENT.fetch_add(1, Ordering::Relaxed);
+        if lent + 1 < cores() {
+            return true;
+        }
+        LENT.fetch_sub(1, Ordering::Relaxed);
+        false
+    };
+    if cfg!(target_arch = "wasm32") || cores() < 2 || !lend() {
         let first = a();
         return (first, b());
     }
-    std::thread::scope(|scope| {
+    let result = std::thread::scope(|scope| {
         let other = scope.spawn(b);
         let first = a();
-        let second = other
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let second = other.join();
         (first, second)
-    })
+    });
+    LENT.fetch_sub(1, Ordering::Relaxed);
+    match result {
+        (first, Ok(second)) => (first, second),
+        (_, Err(panic)) => std::panic::resume_unwind(panic),
+    }
 }
 
 /// A lock that a panicked job (which ends the whole run anyway) does not poison.

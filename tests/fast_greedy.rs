@@ -303,9 +303,10 @@ fn short_lives(n: usize, seed: u64) -> Vec<Buffer> {
 #[test]
 fn split_placements_place_as_the_scan() {
     let bufs = short_lives(40_000, 7);
+    let greedy = reference::greedy_order(&bufs);
     assert!(
-        reference::split_step(&bufs).is_some(),
-        "the instance is meant to be split"
+        reference::split_step(&bufs, &greedy).is_some(),
+        "greedy-size's pass is meant to be split"
     );
     let g = graph_of(&bufs);
     for align in [1, 64] {

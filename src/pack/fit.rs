@@ -94,7 +94,7 @@ fn place(
     }: Head,
 ) -> Result<Vec<u64>, Cut> {
     if kept == 0 && ceiling == u64::MAX && pass == Pass::Whole {
-        if let Some(mid) = split::step(buffers) {
+        if let Some(mid) = split::step(buffers, visit) {
             return Ok(split::place(buffers, visit, fit, opts, mid, budget));
         }
     }

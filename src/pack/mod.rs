@@ -209,7 +209,7 @@ impl Strategy {
 /// the same offsets (`tests/fast_greedy.rs`); not part of the API.
 #[doc(hidden)]
 pub mod reference {
-    pub use super::fit::{place_in_order, place_in_order_scan};
+    pub use super::fit::{greedy_order, place_in_order, place_in_order_scan};
     pub use super::split::{place_split_at, step as split_step};
     pub use super::Fit;
     use super::{best_fit, fit, PackOptions, Strategy};

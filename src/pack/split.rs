@@ -35,10 +35,12 @@ const CROSSING_SHARE: usize = 1024;
 /// wait for it, and its query gathers the ranges of both.
 const JOIN: usize = 64;
 
-/// The step to split a whole placement of `buffers` at, if any: among those with
-/// between 3/8 and 5/8 of the buffers starting before them and few living across
-/// them, the first with the least work on its larger side.
-pub fn step(buffers: &[Buffer]) -> Option<u32> {
+/// The step to split a whole placement of `buffers` in `visit` order at, if any:
+/// among those with between 3/8 and 5/8 of the buffers starting before them and
+/// few living across them, the first with the least work on its larger side;
+/// none when the halves would save less than a quarter of the time, as when
+/// `visit` goes by time (`first-fit`: one side's buffers all come first).
+pub fn step(buffers: &[Buffer], visit: &[u32]) -> Option<u32> {
     let n = buffers.len();
     if n < MIN_BUFFERS {
         return None;
@@ -68,7 +70,23 @@ pub fn step(buffers: &[Buffer]) -> Option<u32> {
             best = Some((cost, mid));
         }
     }
-    best.map(|(_, mid)| mid)
+    let (_, mid) = best?;
+    // only where `visit` takes turns between the sides: between two crossing
+    // buffers, the threads take as long as the longer side's run
+    let (mut run, mut left, mut right) = (0usize, 0usize, 0usize);
+    for &i in visit {
+        let b = &buffers[i as usize];
+        if b.life.end < mid {
+            left += 1;
+        } else if b.life.start >= mid {
+            right += 1;
+        } else {
+            run += left.max(right) + JOIN;
+            (left, right) = (0, 0);
+        }
+    }
+    run += left.max(right);
+    (run <= n * 3 / 4).then_some(mid)
 }
 
 /// One side's buffers in visit order, then those crossing cut at the step; the
