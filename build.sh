@@ -36,7 +36,7 @@ wasm-bindgen --target web --out-dir www/pkg --out-name memplan \
 # -ocimfs: wasm-opt would inline every function that has one caller, whatever its size;
 # V8 first runs a function's unoptimised code and swaps in the optimised code at its next
 # call, so a long loop must call its body as a function to get the fast code (see
-# pack::fit::Run), and a large one-caller function stays a call.
+# pack::placing::Placing::run), and a large one-caller function stays a call.
 node_modules/.bin/wasm-opt -Oz --one-caller-inline-max-function-size 1000 --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
     www/pkg/memplan_bg.wasm -o www/pkg/memplan_bg.wasm
