@@ -22,6 +22,7 @@ mod pools;
 mod search;
 mod sections;
 mod split;
+mod sweep;
 
 pub use budget::{Budget, Progress};
 
@@ -186,7 +187,7 @@ impl Strategy {
         let offsets = match self {
             Strategy::Naive => naive::pack(buffers, opts),
             Strategy::Pools => pools::pack(buffers, opts),
-            Strategy::FirstFit => fit::first_fit(buffers, opts, fit::place_in_order),
+            Strategy::FirstFit => sweep::first_fit(buffers, opts),
             // charged (never stopped), so a caller can tell what one pass costs
             Strategy::GreedySize => {
                 let visit = fit::greedy_order(buffers);
