@@ -170,17 +170,22 @@ where
         let first = a();
         return (first, b());
     }
-    let result = std::thread::scope(|scope| {
+    // the thread is given back however the two end, a panic included
+    struct Back;
+    impl Drop for Back {
+        fn drop(&mut self) {
+            LENT.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+    let _back = Back;
+    std::thread::scope(|scope| {
         let other = scope.spawn(b);
         let first = a();
-        let second = other.join();
+        let second = other
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (first, second)
-    });
-    LENT.fetch_sub(1, Ordering::Relaxed);
-    match result {
-        (first, Ok(second)) => (first, second),
-        (_, Err(panic)) => std::panic::resume_unwind(panic),
-    }
+    })
 }
 
 /// A lock that a panicked job (which ends the whole run anyway) does not poison.

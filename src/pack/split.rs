@@ -5,16 +5,16 @@
 //! so where each goes depends only on the left and crossing buffers placed before
 //! it (or the right and crossing ones). Between two crossing buffers of the visit
 //! order, the left buffers and the right ones are placed independently, each side
-//! in its own `Busy` over its own steps (two threads where the machine has two
-//! cores); a crossing buffer then waits for both, takes its place from the union of
+//! in its own `Busy` over its own steps (on two threads where a core is free, see
+//! `pool::both`; one after the other otherwise, with the same work counted); a
+//! crossing buffer then waits for both, takes its place from the union of
 //! both sides' ranges, and is recorded on both, cut at the step. The offsets are
 //! those of the one placement in the visit order: each buffer meets the same
 //! placed buffers (tests/fast_greedy.rs holds them to the plain scan's, split at
 //! every step of random instances).
 //!
 //! Where few buffers cross a step near the middle (the million-buffer instance of
-//! the page's tests: 131 of 1,000,000), the halves are nearly the whole work
-//! and each side's tree is half as deep.
+//! the page's tests: 90 of 1,000,000), the halves are nearly the whole work.
 
 use super::budget::Budget;
 use super::placing::{choose, settle, Pass, Placing, STEPS_PER_UNIT};
@@ -98,6 +98,7 @@ struct Side {
     visit: Vec<u32>,
 }
 
+/// In `joins`, the end of both sides' visit orders, where no buffer crosses.
 const NONE: u32 = u32::MAX;
 
 /// The whole placement of `buffers` in `visit` order, split at `mid` (see the
