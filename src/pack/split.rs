@@ -89,13 +89,12 @@ pub fn step(buffers: &[Buffer], visit: &[u32]) -> Option<u32> {
     (run <= n * 3 / 4).then_some(mid)
 }
 
-/// One side's buffers in visit order, then those crossing cut at the step; the
-/// index in the whole list of each but those; its visit order.
+/// One side's buffers in visit order (its own visit order is 0, 1, ...), then
+/// those crossing cut at the step; the index in the whole list of each but those.
 #[derive(Default)]
 struct Side {
     buffers: Vec<Buffer>,
     whole: Vec<u32>,
-    visit: Vec<u32>,
 }
 
 /// In `joins`, the end of both sides' visit orders, where no buffer crosses.
@@ -137,60 +136,55 @@ pub(super) fn place(
         side.whole.push(i);
     }
     joins.push((left.whole.len(), right.whole.len(), NONE));
-    for side in [&mut left, &mut right] {
-        side.visit = (0..side.whole.len() as u32).collect();
-    }
     for &(_, _, i) in &joins[..joins.len() - 1] {
         let (before, after) = cut(&buffers[i as usize]);
         left.buffers.push(before);
         right.buffers.push(after);
     }
 
-    let (mut l, mut r) = (whole_pass(&left, fit, opts), whole_pass(&right, fit, opts));
+    // both sides' visit orders: the first buffers of this one
+    let order: Vec<u32> = (0..left.whole.len().max(right.whole.len()) as u32).collect();
+    let [mut l, mut r] = [&left, &right].map(|side| {
+        let visit = &order[..side.whole.len()];
+        Placing::new(&side.buffers, visit, fit, opts, Pass::Whole, u64::MAX)
+    });
     let mut offsets = vec![0u64; n];
     let mut ranges: Vec<(u64, u64)> = Vec::new();
     let mut charged = 0u64;
+    // where each side's visit order has got to
+    let (mut at_l, mut at_r) = (0, 0);
     for (to_l, to_r, i) in joins {
-        let run = |(p, from): &mut (Placing, usize), to: usize| {
-            p.run_all(*from..to, None, &mut 0)
-                .expect("a whole pass ends");
-            *from = to;
-        };
-        pool::both(|| run(&mut l, to_l), || run(&mut r, to_r));
+        let run =
+            |p: &mut Placing, range| p.run_all(range, None, &mut 0).expect("a whole pass ends");
+        pool::both(|| run(&mut l, at_l..to_l), || run(&mut r, at_r..to_r));
+        (at_l, at_r) = (to_l, to_r);
         if i != NONE {
             let b = &buffers[i as usize];
             let (before, after) = cut(b);
             ranges.clear();
-            l.0.placed.ranges(&before, &mut ranges);
-            r.0.placed.ranges(&after, &mut ranges);
+            l.placed.ranges(&before, &mut ranges);
+            r.placed.ranges(&after, &mut ranges);
             let at = choose(&mut ranges, b.size, fit, opts.align);
             offsets[i as usize] = at;
             if b.size > 0 {
-                l.0.placed.insert(&before, at);
-                r.0.placed.insert(&after, at);
+                l.placed.insert(&before, at);
+                r.placed.insert(&after, at);
             }
         }
         if let Some(budget) = budget.as_deref_mut() {
-            let steps = l.0.placed.steps() + r.0.placed.steps();
+            let steps = l.placed.steps() + r.placed.steps();
             budget.charge(steps, STEPS_PER_UNIT, &mut charged);
         }
     }
     if let Some(budget) = budget {
-        let steps = l.0.placed.steps() + r.0.placed.steps();
-        settle(budget, steps, charged);
+        settle(budget, l.placed.steps() + r.placed.steps(), charged);
     }
-    for (side, (p, _)) in [(&left, &l), (&right, &r)] {
+    for (side, p) in [(&left, &l), (&right, &r)] {
         for (&i, &at) in side.whole.iter().zip(&p.offsets) {
             offsets[i as usize] = at;
         }
     }
     offsets
-}
-
-/// A placement of a side's visit order, and how far it has gone.
-fn whole_pass(side: &Side, fit: Fit, opts: PackOptions) -> (Placing<'_>, usize) {
-    let p = Placing::new(&side.buffers, &side.visit, fit, opts, Pass::Whole, u64::MAX);
-    (p, 0)
 }
 
 /// [`place`] split at `mid` whatever the size and the number crossing (`mid`
