@@ -1,10 +1,14 @@
 //! One error type for every phase. Messages are lowercase and name the offending item.
 
+use crate::dims::FreeDim;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
     kind: Kind,
+    /// A model's free input dimensions, when values other than those used might
+    /// have let it import (see [`Error::with_free_dims`]).
+    free_dims: Vec<FreeDim>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,14 +41,33 @@ enum Kind {
 }
 
 impl Error {
-    pub fn parse(format: &'static str, at: Option<String>, message: impl Into<String>) -> Error {
+    fn of(kind: Kind) -> Error {
         Error {
-            kind: Kind::Parse {
-                format,
-                at,
-                message: message.into(),
-            },
+            kind,
+            free_dims: Vec::new(),
         }
+    }
+
+    /// This error of importing a model whose free input dimensions were `dims`
+    /// (some of them defaulted): the message adds that other values may import,
+    /// and the page asks for them.
+    pub fn with_free_dims(mut self, dims: Vec<FreeDim>) -> Error {
+        self.free_dims = dims;
+        self
+    }
+
+    /// The free input dimensions of a model that did not import (see
+    /// [`Error::with_free_dims`]); empty for every other error.
+    pub fn free_dims(&self) -> &[FreeDim] {
+        &self.free_dims
+    }
+
+    pub fn parse(format: &'static str, at: Option<String>, message: impl Into<String>) -> Error {
+        Error::of(Kind::Parse {
+            format,
+            at,
+            message: message.into(),
+        })
     }
 
     /// Value `value` of a model has a size that depends on the input data, so the
@@ -55,42 +78,32 @@ impl Error {
         value: impl Into<String>,
         message: impl Into<String>,
     ) -> Error {
-        Error {
-            kind: Kind::NeedsShape {
-                format,
-                at,
-                value: value.into(),
-                message: message.into(),
-            },
-        }
+        Error::of(Kind::NeedsShape {
+            format,
+            at,
+            value: value.into(),
+            message: message.into(),
+        })
     }
 
     pub fn invalid(message: impl Into<String>) -> Error {
-        Error {
-            kind: Kind::Invalid(message.into()),
-        }
+        Error::of(Kind::Invalid(message.into()))
     }
 
     pub fn limit(what: impl Into<String>, value: u64, limit: u64) -> Error {
-        Error {
-            kind: Kind::Limit {
-                what: what.into(),
-                value,
-                limit,
-            },
-        }
+        Error::of(Kind::Limit {
+            what: what.into(),
+            value,
+            limit,
+        })
     }
 
     pub fn cycle(path: Vec<String>) -> Error {
-        Error {
-            kind: Kind::Cycle(path),
-        }
+        Error::of(Kind::Cycle(path))
     }
 
     pub fn usage(message: impl Into<String>) -> Error {
-        Error {
-            kind: Kind::Usage(message.into()),
-        }
+        Error::of(Kind::Usage(message.into()))
     }
 
     /// What went wrong, in one word, for callers that act on it (the page):
@@ -122,7 +135,25 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
+        self.kind.fmt(f)?;
+        let defaulted: Vec<String> = (self.free_dims.iter())
+            .filter(|d| !d.given)
+            .map(|d| format!("{}={}", d.name, d.value))
+            .collect();
+        if !defaulted.is_empty() {
+            write!(
+                f,
+                " (free input dims {} defaulted; other values may import: set them with --dim NAME=VALUE)",
+                defaulted.join(", ")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Kind::Parse {
                 format,
                 at: Some(at),

@@ -5,6 +5,7 @@
 //! in the arena only when its [`Role`] is [`Role::Arena`]. A tensor with a given
 //! [`Lifetime`] (instances without ops, such as MiniMalloc CSV) keeps it as is.
 
+pub use crate::dims::FreeDim;
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -96,18 +97,6 @@ pub struct Graph {
     /// they were given.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub free_dims: Vec<FreeDim>,
-}
-
-/// A dimension of a model's inputs that the file leaves free: a named one
-/// (ONNX `dim_param` such as `batch`) or an unnamed one, named `INPUT:AXIS`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FreeDim {
-    pub name: String,
-    pub value: u64,
-    /// Set by the user (`--dim`), not the default 1.
-    pub given: bool,
-    /// Where it occurs: `input[axis]`.
-    pub at: Vec<String>,
 }
 
 /// A body of op `op`, held in its attribute `attribute`.

@@ -9,6 +9,7 @@
 //! it so.
 
 pub mod check;
+pub mod dims;
 pub mod error;
 pub mod graph;
 mod id;

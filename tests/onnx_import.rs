@@ -264,6 +264,103 @@ fn mixed_named_and_unnamed_dims_set_as_a_whole_shape_does() {
     assert!(b.free_dims.is_empty(), "a whole shape leaves nothing free");
 }
 
+/// A model that cannot run with its free dims at 1 (a reshape into rows of 16,
+/// as an STFT's window is wider than one sample) imports with the dims that
+/// reach the failing op raised to the least power of two that imports, each
+/// alone first, then together; a dim that does not reach it stays 1, and a note
+/// says why. What nothing tried makes import is an error that carries the free
+/// dims, so the page can ask for them, and says how to set them.
+#[test]
+fn free_dims_that_cannot_run_at_1_are_raised_until_the_model_imports() {
+    let rows = |name: &str, input: &str, out: &str| {
+        vec![
+            pb::constant(&format!("{name}_shape"), &[-1, 16]),
+            pb::node(name, "Reshape", &[input, &format!("{name}_shape")], &[out]),
+        ]
+    };
+    // one dim reaches the reshape; `batch` and `other:1` do not
+    let inputs = [
+        pb::value_dims("x", &["batch", "samples"]),
+        pb::value_dims("other", &["batch", "?"]),
+    ];
+    let mut nodes = rows("r", "x", "rows");
+    nodes.push(pb::node("o", "Relu", &["other"], &["y"]));
+    nodes.push(pb::node("out", "Relu", &["rows"], &["z"]));
+    let data = pb::model_inputs(&inputs, &nodes);
+    let g = read(&data, &ReadOptions::default()).unwrap();
+    let dims: Vec<(&str, u64, bool, bool)> = (g.free_dims.iter())
+        .map(|d| (d.name.as_str(), d.value, d.given, d.raised))
+        .collect();
+    assert_eq!(
+        dims,
+        [
+            ("batch", 1, false, false),
+            ("samples", 16, false, true),
+            ("other:1", 1, false, false)
+        ]
+    );
+    assert_eq!(size(&g, "rows"), 16 * 4);
+    let note = g
+        .notes
+        .iter()
+        .find(|n| n.contains("samples"))
+        .expect("a note");
+    assert!(
+        note.contains("set to 16") && note.contains("Reshape"),
+        "{note}"
+    );
+    // given dims are the user's: not raised, and the failure says so
+    let given = ReadOptions {
+        dims: vec![
+            ("samples".into(), 3),
+            ("batch".into(), 1),
+            ("other:1".into(), 1),
+        ],
+        ..ReadOptions::default()
+    };
+    let e = formats::read_with(&data, None, "m", &given).unwrap_err();
+    assert!(
+        e.free_dims().is_empty() && !e.to_string().contains("--dim"),
+        "{e}"
+    );
+
+    // two inputs that each need their own dim raised: alone neither imports
+    let inputs = [pb::value_dims("a", &["n"]), pb::value_dims("b", &["m"])];
+    let mut nodes = rows("ra", "a", "za");
+    nodes.extend(rows("rb", "b", "zb"));
+    nodes.push(pb::node("s", "Add", &["za", "zb"], &["sum"]));
+    nodes.push(pb::node("out", "Relu", &["sum"], &["z"]));
+    let g = read(&pb::model_inputs(&inputs, &nodes), &ReadOptions::default()).unwrap();
+    let raised: Vec<(&str, u64)> = (g.free_dims.iter())
+        .filter(|d| d.raised)
+        .map(|d| (d.name.as_str(), d.value))
+        .collect();
+    assert_eq!(raised, [("n", 16), ("m", 16)]);
+
+    // only 100 fits: no power of two does
+    let inputs = [pb::value_dims("x", &["n", "k"])];
+    let nodes = [
+        pb::constant("shape", &[100]),
+        pb::node("r", "Reshape", &["x", "shape"], &["rows"]),
+        pb::node("out", "Relu", &["rows"], &["z"]),
+    ];
+    let data = pb::model_inputs(&inputs, &nodes);
+    let e = formats::read_with(&data, None, "m", &ReadOptions::default()).unwrap_err();
+    let names: Vec<&str> = e.free_dims().iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["n", "k"]);
+    assert!(e.free_dims().iter().all(|d| d.value == 1 && !d.given));
+    let text = e.to_string();
+    assert!(
+        text.contains("Reshape") && text.contains("n=1, k=1") && text.contains("--dim"),
+        "{text}"
+    );
+    let fits = ReadOptions {
+        dims: vec![("n".into(), 10), ("k".into(), 10)],
+        ..ReadOptions::default()
+    };
+    assert_eq!(size(&read(&data, &fits).unwrap(), "rows"), 400);
+}
+
 /// A constant whose contents do not fill its shape (a corrupt file) is not used
 /// as a shape value, and nothing panics.
 #[test]

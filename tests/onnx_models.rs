@@ -234,3 +234,49 @@ fn the_checker_refuses_a_plan_that_frees_a_value_a_branch_reads() {
         "the overlap of `getitem` and `linear` is reported: {text:?}"
     );
 }
+
+/// silero's VAD leaves its input length free, and its STFT's window of 256 does
+/// not fit one sample: with no dims given it opens with that length raised (the
+/// batch dims stay 1), exactly as the same length given with `--dim`, and every
+/// plan checks.
+#[test]
+fn silero_opens_with_its_input_length_raised_where_1_cannot_run() {
+    let Some(dir) = common::corpus_dir("models") else {
+        return;
+    };
+    let data = std::fs::read(dir.join("silero_vad.onnx")).unwrap();
+    let g = formats::read_with(&data, None, "silero_vad", &ReadOptions::default()).unwrap();
+    let dims: Vec<(&str, u64, bool)> = (g.free_dims.iter())
+        .map(|d| (d.name.as_str(), d.value, d.raised))
+        .collect();
+    let length = g.free_dims[1].value;
+    assert_eq!(
+        dims,
+        [
+            ("input:0", 1, false),
+            ("input:1", length, true),
+            ("state:1", 1, false)
+        ]
+    );
+    assert!(length > 1 && length.is_power_of_two(), "{length}");
+    assert!(
+        g.notes.iter().any(|n| n.contains("input:1 set to")),
+        "{:?}",
+        g.notes
+    );
+    let given = ReadOptions {
+        dims: vec![("input:1".into(), length)],
+        ..ReadOptions::default()
+    };
+    let at = formats::read_with(&data, None, "silero_vad", &given).unwrap();
+    assert_eq!(arena(&g), arena(&at));
+    assert!(at.free_dims.iter().all(|d| !d.raised));
+    // half that length is too short (the least power of two that runs was taken),
+    // and a dim the user gives is never raised
+    let short = ReadOptions {
+        dims: vec![("input:1".into(), length / 2)],
+        ..ReadOptions::default()
+    };
+    assert!(formats::read_with(&data, None, "silero_vad", &short).is_err());
+    every_plan_checks("silero_vad", &g);
+}

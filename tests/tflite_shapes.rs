@@ -694,6 +694,7 @@ fn shape_signature_gives_free_dimensions() {
             name: "x:0".into(),
             value: 1,
             given: false,
+            raised: false,
             at: vec!["x[0]".into()],
         }]
     );

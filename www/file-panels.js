@@ -13,9 +13,11 @@ export function showShapeForm(freeDims, values, reopen, dims) {
   box.hidden = freeDims.length === 0 && names.length === 0;
   if (box.hidden) return;
   const defaulted = freeDims.filter((d) => !d.given).length;
+  const raised = freeDims.filter((d) => d.raised).map((d) => d.name);
   const parts = [];
   if (freeDims.length) {
-    parts.push(`This model leaves ${freeDims.length} input dimension${freeDims.length === 1 ? '' : 's'} free; the plan uses the values below${defaulted ? ` (${defaulted} defaulted to 1)` : ''}.`);
+    const how = raised.length ? `${defaulted} defaulted: ${raised.join(', ')} raised from 1, where the model does not run` : `${defaulted} defaulted to 1`;
+    parts.push(`This model leaves ${freeDims.length} input dimension${freeDims.length === 1 ? '' : 's'} free; the plan uses the values below${defaulted ? ` (${how})` : ''}.`);
   }
   if (names.length) parts.push('A size depends on the input data: give an upper bound (dims such as 100x4) to plan for.');
   $('shape-note').textContent = `${parts.join(' ')} Change a value to re-plan.`;

@@ -80,6 +80,12 @@ async function load(data, name, origin, options = {}, failed = null) {
       ui.showError(errorBox, `Could not open ${name}`, e.message, 'Give an upper bound for that value in the form below the numbers; memplan plans the arena for it.');
       return false;
     }
+    if (Array.isArray(e.dims) && e.dims.length) {
+      // a model that does not run with its free dims as they were: the form asks for them
+      showShapeForm(e.dims, read.values, (dims, values) => load(data, name, origin, { ...options, dims, values }), read.dims);
+      ui.showError(errorBox, `Could not open ${name}`, e.message, 'Give its free input dimensions values it can run with in the form below the numbers.');
+      return false;
+    }
     const cycle = e.kind === 'cycle';
     ui.showError(errorBox, `Could not open ${name}`, e.message, cycle ? 'Every op must come after the ops that produce its inputs.' : FORMATS_HINT);
     return false;

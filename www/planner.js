@@ -50,7 +50,7 @@ function start() {
   worker.addEventListener('message', ({ data }) => {
     if (data.progress) note(data.id, data.progress);
     else if (data.fatal) restart(data.id, new Error(data.error));
-    else finish(data.id, data.ok ? { value: data.value } : { error: Object.assign(new Error(data.error), { kind: data.kind, value: data.value ?? null }) });
+    else finish(data.id, data.ok ? { value: data.value } : { error: Object.assign(new Error(data.error), { kind: data.kind, value: data.value ?? null, dims: data.dims ?? null }) });
   });
   worker.addEventListener('error', (e) => {
     e.preventDefault();

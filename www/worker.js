@@ -93,7 +93,8 @@ self.onmessage = async ({ data: { id, op, args } }) => {
       self.postMessage({ id, ok: false, fatal: true, error: `the planner hit a bug and was restarted: ${why}` });
       return;
     }
-    // a core error says what kind it is (parse, invalid, limit, cycle, usage)
-    self.postMessage({ id, ok: false, error: e?.message ?? String(e), kind: e?.kind ?? null, value: e?.value ?? null });
+    // a core error says what kind it is (parse, invalid, limit, cycle, usage), and a
+    // model that did not import with its free dims as they were lists them
+    self.postMessage({ id, ok: false, error: e?.message ?? String(e), kind: e?.kind ?? null, value: e?.value ?? null, dims: e?.dims ?? null });
   }
 };

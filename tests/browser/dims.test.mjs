@@ -2,7 +2,8 @@
 // Needs ./build.sh first (www/pkg) and the shared corpus. Opens a dynamic-axes BERT export
 // (input_ids: [batch, seq]) through ?src=, checks the warning and the fields, changes seq
 // and compares the plan with `memplan plan --dim`, then reopens the share link. A model
-// whose value's size depends on the data asks for that value's shape.
+// whose value's size depends on the data asks for that value's shape. A model that cannot
+// run with its free dims at 1 opens with them raised, or asks for them with the error.
 
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ requireCorpus();
 
 mkdirSync(join(ROOT, 'www/gallery'), { recursive: true });
 copyFileSync(join(CORPUS, 'models', MODEL), join(ROOT, 'www/gallery', `test-${MODEL}`));
+copyFileSync(join(CORPUS, 'models', 'silero_vad.onnx'), join(ROOT, 'www/gallery', 'test-silero_vad.onnx'));
 
 withBrowser(async (context, url) => {
   const problems = [];
@@ -72,6 +74,32 @@ withBrowser(async (context, url) => {
   const peak = await text(page, 'sum-peak');
   const cli = execFileSync('cargo', ['run', '--release', '--quiet', '--', 'plan', 'tests/data/nonzero.onnx', '--value-shape', 'idx=2x12'], { cwd: ROOT, encoding: 'utf8' });
   check('data-dependent: idx=2x12 plans as memplan plan --value-shape idx=2x12', cli.includes(`peak         ${peak}`), `${peak} vs ${cli}`);
+
+  // silero's STFT cannot run on one sample: the import raises that dim, and says so
+  await page.goto(`${url}?src=www/gallery/test-silero_vad.onnx`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await settled(page);
+  const samples = page.locator('#shape-fields input[data-dim="input:1"]');
+  const cliSilero = execFileSync('cargo', ['run', '--release', '--quiet', '--', 'plan', join(CORPUS, 'models', 'silero_vad.onnx')], { cwd: ROOT, encoding: 'utf8' });
+  const raisedTo = cliSilero.match(/input:1=(\d+)/)?.[1];
+  check('raised dims: silero opens with input:1 raised as memplan plan raises it', raisedTo && raisedTo !== '1' && (await samples.inputValue()) === raisedTo, `${await samples.inputValue()} vs ${raisedTo}`);
+  check('raised dims: the note names the raised dim', /input:1 raised from 1/.test(await text(page, 'shape-note')), await text(page, 'shape-note'));
+  check('raised dims: the plan is valid', (await text(page, 'sum-valid')) === 'valid');
+
+  // a model that runs with none of the values tried: the error comes with the form
+  await page.goto(`${url}?src=tests/data/reshape100.onnx`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await settled(page);
+  const n = page.locator('#shape-fields input[data-dim="n"]');
+  const k = page.locator('#shape-fields input[data-dim="k"]');
+  check('failed dims: the form asks for n and k', (await n.isVisible()) && (await k.isVisible()));
+  check('failed dims: the error says why', /do not reshape to \[100\]/.test(await page.locator('#error').textContent()));
+  await n.fill('4');
+  await k.fill('25');
+  await page.waitForFunction(() => document.getElementById('sum-peak').textContent.includes('B'), null, { timeout: 20000 });
+  await settled(page);
+  const cliFit = execFileSync('cargo', ['run', '--release', '--quiet', '--', 'plan', 'tests/data/reshape100.onnx', '--dim', 'n=4', '--dim', 'k=25'], { cwd: ROOT, encoding: 'utf8' });
+  check('failed dims: n=4, k=25 plans as memplan plan --dim', cliFit.includes(`peak         ${await text(page, 'sum-peak')}`), cliFit);
 
   await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });

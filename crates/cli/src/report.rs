@@ -63,15 +63,27 @@ pub fn plan_json<'a>(
 }
 
 /// `batch=1, seq=1 (set with --dim)`: the values of the free dimensions, and
-/// which were defaulted.
+/// which were defaulted (and raised from 1, see the importer).
 pub fn free_dims_text(dims: &[FreeDim]) -> String {
     let list: Vec<String> = dims
         .iter()
         .map(|d| format!("{}={}", d.name, d.value))
         .collect();
     let defaulted = dims.iter().filter(|d| !d.given).count();
+    let raised: Vec<&str> = (dims.iter().filter(|d| d.raised))
+        .map(|d| d.name.as_str())
+        .collect();
     let how = match defaulted {
         0 => "as given".to_string(),
+        _ if !raised.is_empty() => format!(
+            "{} defaulted, {} raised from 1, where the model does not run: set with --dim",
+            if defaulted == dims.len() {
+                "all".to_string()
+            } else {
+                defaulted.to_string()
+            },
+            raised.join(", ")
+        ),
         n if n == dims.len() => "defaulted to 1: set with --dim".to_string(),
         n => format!("{n} defaulted to 1: set with --dim"),
     };

@@ -56,6 +56,8 @@ struct FileDim {
     #[serde(default)]
     given: bool,
     #[serde(default)]
+    raised: bool,
+    #[serde(default)]
     at: Vec<String>,
 }
 
@@ -164,6 +166,7 @@ fn build(file: File, fallback_name: &str) -> Result<Graph, Error> {
             name: d.name,
             value: d.value,
             given: d.given,
+            raised: d.raised,
             at: d.at,
         })
         .collect();

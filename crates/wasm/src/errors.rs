@@ -57,8 +57,9 @@ impl From<Thrown> for JsValue {
     }
 }
 
-/// `e` as a JS `Error`; a core [`memplan::Error`] carries its kind, and a
-/// `needs-shape` one the `value` whose shape the page must ask for.
+/// `e` as a JS `Error`; a core [`memplan::Error`] carries its kind, a
+/// `needs-shape` one the `value` whose shape the page must ask for, and one of a
+/// model that did not import with its free dims as they were those `dims`.
 pub(crate) fn js_error<E: std::fmt::Display + 'static>(e: E) -> Thrown {
     let thrown = Thrown::new(&e.to_string());
     if let Some(core) = (&e as &dyn std::any::Any).downcast_ref::<memplan::Error>() {
@@ -69,6 +70,13 @@ pub(crate) fn js_error<E: std::fmt::Display + 'static>(e: E) -> Thrown {
         set("kind", core.kind_name());
         if let Some(value) = core.value_needing_shape() {
             set("value", value);
+        }
+        // a model that did not import with its free dims as they were: the page
+        // asks for them
+        if !core.free_dims().is_empty() {
+            if let Ok(dims) = to_js(core.free_dims()) {
+                let _ = js_sys::Reflect::set(&thrown.0, &"dims".into(), &dims);
+            }
         }
     }
     thrown

@@ -66,6 +66,7 @@ pub(super) fn free_dims<'a>(
                         name,
                         value: given.unwrap_or(1),
                         given: given.is_some(),
+                        raised: false,
                         at: vec![at],
                     });
                 }

@@ -130,6 +130,12 @@ pub fn covered_ops() -> Vec<(&'static str, &'static str)> {
 }
 
 /// Reads a model with every option; only the graph is read, not the weights.
+///
+/// Free input dimensions default to 1, where some models cannot run: a
+/// convolution whose window is wider than an input of 1 sample, pools that
+/// shrink a 1-pixel image to nothing. When the model does not import so, the
+/// defaulted dimensions are raised (see [`raise`]); when nothing imports, the
+/// error carries the free dimensions so that the caller can ask for them.
 pub fn import(src: &dyn input::Source, name: &str, opts: &Options) -> Result<Imported, Error> {
     let model = proto::model(&slim::slim(src)?)?;
     let g = &model.graph;
@@ -142,7 +148,114 @@ pub fn import(src: &dyn input::Source, name: &str, opts: &Options) -> Result<Imp
             )));
         }
     }
-    let mut w = Walker::new(&model, opts);
+    match walk_model(&model, name, opts) {
+        Err(e) if matches!(e.kind_name(), "parse" | "invalid") => {
+            let free = free_dims(graph_inputs(g), opts)?;
+            if free.iter().all(|d| d.given) {
+                return Err(e);
+            }
+            raise(&model, name, opts, &free, &e).ok_or_else(|| e.with_free_dims(free))
+        }
+        walked => walked,
+    }
+}
+
+/// Values tried for a defaulted free dimension, in order: powers of two.
+const RAISED: [u64; 12] = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+
+/// Most imports [`raise`] tries.
+const RAISE_TRIES: usize = 48;
+
+/// The model imported with some defaulted free dimensions above 1, found by
+/// trying [`RAISED`]'s values in increasing order: first each dimension alone
+/// (axis 0, most often a batch, last), the others left at 1, unless at the
+/// largest value the import fails exactly as before (that dimension does not
+/// reach the failing op); then all of them but those at axis 0 together, then
+/// all together. The least value that imports is kept, and a note says why.
+/// None when nothing tried imports (at most [`RAISE_TRIES`] imports).
+fn raise(
+    model: &proto::Model,
+    name: &str,
+    opts: &Options,
+    free: &[memplan::graph::FreeDim],
+    failed: &Error,
+) -> Option<Imported> {
+    let defaulted: Vec<&memplan::graph::FreeDim> = free.iter().filter(|d| !d.given).collect();
+    let batch = |d: &memplan::graph::FreeDim| d.at.iter().all(|at| at.ends_with("[0]"));
+    let mut alone: Vec<&memplan::graph::FreeDim> = defaulted.clone();
+    alone.sort_by_key(|d| batch(d));
+    let mut sets: Vec<Vec<&str>> = alone.iter().map(|d| vec![d.name.as_str()]).collect();
+    let unbatched: Vec<&str> = (alone.iter())
+        .filter(|d| !batch(d))
+        .map(|d| d.name.as_str())
+        .collect();
+    if unbatched.len() > 1 {
+        sets.push(unbatched.clone());
+    }
+    if defaulted.len() > 1 && defaulted.len() > unbatched.len() {
+        sets.push(defaulted.iter().map(|d| d.name.as_str()).collect());
+    }
+    let before = failed.to_string();
+    let mut tries = 0;
+    let mut attempt = |set: &[&str], value: u64| {
+        tries += 1;
+        let mut dims = opts.dims.to_vec();
+        dims.extend(set.iter().map(|n| (n.to_string(), value)));
+        let raised = Options {
+            dims: &dims,
+            ..opts.clone()
+        };
+        (tries <= RAISE_TRIES).then(|| walk_model(model, name, &raised))
+    };
+    for set in &sets {
+        let mut found = None;
+        let mut values = &RAISED[..];
+        if let [single] = set[..] {
+            // the largest first: a dimension that leaves the failure as it was
+            // there does not reach it
+            let (&most, below) = RAISED.split_last().expect("values");
+            match attempt(&[single], most)? {
+                Ok(imported) => found = Some((imported, most)),
+                Err(e) if e.to_string() == before => continue,
+                Err(_) => {}
+            }
+            values = below;
+        }
+        for &value in values {
+            if let Ok(imported) = attempt(set, value)? {
+                found = Some((imported, value));
+                break;
+            }
+        }
+        if let Some((mut imported, value)) = found {
+            let g = &mut imported.graph;
+            for d in (g.free_dims.iter_mut()).filter(|d| set.contains(&d.name.as_str())) {
+                d.given = false;
+                d.raised = true;
+            }
+            g.notes.push(format!(
+                "free dims {} set to {value}: the model does not import with 1 ({before})",
+                set.join(", ")
+            ));
+            return Some(imported);
+        }
+    }
+    None
+}
+
+/// The graph inputs that are not weights (an initializer may be listed as an
+/// input too).
+fn graph_inputs(g: &proto::Graph) -> impl Iterator<Item = &proto::ValueInfo> {
+    let initialised: Vec<&str> = g.initializers.iter().map(|t| t.name.as_str()).collect();
+    g.inputs
+        .iter()
+        .filter(move |v| !initialised.contains(&v.name.as_str()))
+}
+
+/// [`import`] of a parsed model with these options, no dimension raised.
+fn walk_model(model: &proto::Model, name: &str, opts: &Options) -> Result<Imported, Error> {
+    let g = &model.graph;
+    let mut w = Walker::new(model, opts);
     if !opts.no_declared {
         w.declare(g);
     }
@@ -151,13 +264,7 @@ pub fn import(src: &dyn input::Source, name: &str, opts: &Options) -> Result<Imp
         w.define(&t.name, weight(t), Source::Weight)
             .map_err(|e| at_value(&t.name, e))?;
     }
-    let initialised: Vec<&str> = g.initializers.iter().map(|t| t.name.as_str()).collect();
-    let free = free_dims(
-        g.inputs
-            .iter()
-            .filter(|v| !initialised.contains(&v.name.as_str())),
-        opts,
-    )?;
+    let free = free_dims(graph_inputs(g), opts)?;
     let mut inputs = Vec::new();
     for v in &g.inputs {
         if w.top().index.contains_key(&v.name) {

@@ -73,6 +73,7 @@ pub(super) fn main_inputs(
                 name,
                 value: given.unwrap_or(stored),
                 given: given.is_some(),
+                raised: false,
                 at: vec![at],
             });
         }
