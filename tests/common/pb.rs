@@ -141,3 +141,27 @@ pub fn model_inputs(inputs: &[Vec<u8>], nodes: &[Vec<u8>]) -> Vec<u8> {
     let opset = [bytes(1, b""), int(2, 13)].concat();
     [int(1, 8), bytes(7, &g), bytes(8, &opset)].concat()
 }
+
+/// `node` with a string attribute.
+pub fn with_str(node: Vec<u8>, name: &str, v: &str) -> Vec<u8> {
+    let attr = [
+        bytes(1, name.as_bytes()),
+        bytes(4, v.as_bytes()),
+        int(20, 3),
+    ]
+    .concat();
+    [node, bytes(5, &attr)].concat()
+}
+
+/// A `Constant` node writing a float tensor of `dims` (zeros) to `output`.
+pub fn constant_float(output: &str, dims: &[i64]) -> Vec<u8> {
+    let mut tensor = Vec::new();
+    for &d in dims {
+        tensor.extend(int(1, d));
+    }
+    tensor.extend(int(2, 1));
+    let n: i64 = dims.iter().product();
+    tensor.extend(bytes(9, &vec![0u8; 4 * n as usize]));
+    let attr = [bytes(1, b"value"), bytes(5, &tensor), int(20, 4)].concat();
+    [node("", "Constant", &[], &[output]), bytes(5, &attr)].concat()
+}

@@ -42,6 +42,11 @@ impl Bodies for Walker<'_> {
     fn note(&mut self, text: String) {
         self.notes.push(text);
     }
+
+    fn branch_cannot_run(&mut self, text: String) {
+        self.branches_left_out += 1;
+        self.notes.push(text);
+    }
 }
 
 impl Walker<'_> {

@@ -115,6 +115,8 @@ pub struct ValueShape {
 pub struct Imported {
     pub graph: Graph,
     pub values: Vec<ValueShape>,
+    /// `If` branches that cannot run at these input shapes, left out.
+    branches_left_out: usize,
 }
 
 /// The op types that have shape inference, as `(domain, op type)` (the default
@@ -171,7 +173,9 @@ const RAISE_TRIES: usize = 48;
 /// (axis 0, most often a batch, last), the others left at 1, unless at the
 /// largest value the import fails exactly as before (that dimension does not
 /// reach the failing op); then all of them but those at axis 0 together, then
-/// all together. The least value that imports is kept, and a note says why.
+/// all together. The least value with which the model imports and every `If`
+/// branch runs is kept (else the least with which it imports), and a note says
+/// why.
 /// None when nothing tried imports (at most [`RAISE_TRIES`] imports).
 fn raise(
     model: &proto::Model,
@@ -207,25 +211,41 @@ fn raise(
         };
         (tries <= RAISE_TRIES).then(|| walk_model(model, name, &raised))
     };
+    let whole = |found: &Option<(Imported, u64)>| {
+        (found.as_ref()).is_some_and(|(imported, _)| imported.branches_left_out == 0)
+    };
     for set in &sets {
-        let mut found = None;
         let mut values = &RAISED[..];
+        let mut largest = None;
         if let [single] = set[..] {
             // the largest first: a dimension that leaves the failure as it was
             // there does not reach it
             let (&most, below) = RAISED.split_last().expect("values");
             match attempt(&[single], most)? {
-                Ok(imported) => found = Some((imported, most)),
+                Ok(imported) => largest = Some((imported, most)),
                 Err(e) if e.to_string() == before => continue,
                 Err(_) => {}
             }
             values = below;
         }
+        // the least value where every `If` branch runs, else the least that imports
+        let mut found: Option<(Imported, u64)> = None;
         for &value in values {
-            if let Ok(imported) = attempt(set, value)? {
-                found = Some((imported, value));
+            let Some(result) = attempt(set, value) else {
                 break;
+            };
+            if let Ok(imported) = result {
+                let runs = imported.branches_left_out == 0;
+                if found.is_none() || runs {
+                    found = Some((imported, value));
+                }
+                if runs {
+                    break;
+                }
             }
+        }
+        if found.is_none() || !whole(&found) && whole(&largest) {
+            found = largest;
         }
         if let Some((mut imported, value)) = found {
             let g = &mut imported.graph;
@@ -312,7 +332,11 @@ fn walk_model(model: &proto::Model, name: &str, opts: &Options) -> Result<Import
     graph.subgraphs = frame.subgraphs;
     graph.notes = w.notes;
     graph.free_dims = free;
-    Ok(Imported { graph, values })
+    Ok(Imported {
+        graph,
+        values,
+        branches_left_out: w.branches_left_out,
+    })
 }
 
 fn at_value(name: &str, e: Error) -> Error {
@@ -357,6 +381,8 @@ struct Walker<'m> {
     /// Declared types by value name (every graph's `value_info` and outputs).
     declared: HashMap<&'m str, &'m proto::ValueInfo>,
     notes: Vec<String>,
+    /// `If` branches that cannot run at these shapes, left out of the plan.
+    branches_left_out: usize,
     /// Elements that evaluated constants hold together, against [`DATA_BUDGET`].
     data_used: usize,
     /// Bodies walked for the node being imported, and what they read from outside.

@@ -58,7 +58,7 @@ fn if_(c: &Ctx, bodies: &mut dyn Bodies) -> Result<Out, String> {
                 (Ok(a), Ok(b)) => (a, b),
                 (Err(e), Err(_)) => return Err(e),
                 (Ok(a), Err(e)) | (Err(e), Ok(a)) => {
-                    bodies.note(format!(
+                    bodies.branch_cannot_run(format!(
                         "`If` `{}`: one branch cannot run at these input shapes, so only the other is planned ({e})",
                         c.node.name
                     ));

@@ -96,6 +96,13 @@ fn concat(c: &Ctx) -> Result<Out, String> {
         if p.rank() != shape.len() {
             return Err("inputs of different ranks".into());
         }
+        // every dimension but the axis's must agree (no broadcasting)
+        if let Some(i) = (0..shape.len()).find(|&i| i != a && p.shape[i] != first.shape[i]) {
+            return Err(format!(
+                "the inputs differ in dimension {i} ({:?} and {:?}), not only along axis {a}",
+                first.shape, p.shape
+            ));
+        }
         shape[a] = add(shape[a], p.shape[a])?;
     }
     Ok(vec![(first.dtype, shape)])
@@ -162,7 +169,16 @@ fn pad(c: &Ctx) -> Result<Out, String> {
         return Err(format!("{} pads for {} axes", pads.len(), which.len()));
     }
     let mut shape = x.shape.clone();
+    // a reflection repeats no edge element: it needs more elements than it pads
+    let reflect = c.string("mode").as_deref() == Some("reflect");
     for (i, a) in axes(&which, x.rank())?.into_iter().enumerate() {
+        let most = pads[i].max(pads[i + which.len()]);
+        if reflect && most > 0 && most >= shape[a] {
+            return Err(format!(
+                "a reflection of {most} does not fit the input of {} along axis {a}",
+                shape[a]
+            ));
+        }
         let grown = i128::from(shape[a]) + i128::from(pads[i]) + i128::from(pads[i + which.len()]);
         shape[a] = i64::try_from(grown).map_err(|_| "a dimension overflows")?;
     }

@@ -58,6 +58,9 @@ pub trait Bodies {
     fn walk(&mut self, attr: &str, body: &Graph, inputs: Vec<Info>) -> Result<Vec<Info>, String>;
     /// Adds a note to the import's report.
     fn note(&mut self, text: String);
+    /// Notes that a branch of an `If` cannot run at these shapes, so that only
+    /// the other is planned.
+    fn branch_cannot_run(&mut self, text: String);
 }
 
 type Plain = fn(&Ctx) -> Result<Out, String>;

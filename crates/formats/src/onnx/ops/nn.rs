@@ -37,11 +37,14 @@ pub fn window(
     let eff = mul(k - 1, dil)?
         .checked_add(1)
         .ok_or("a dimension overflows")?;
+    // a window that overhangs the input counts as onnx's shape inference and
+    // onnxruntime count it: the division truncates (or rounds up in ceil mode,
+    // the same below 0), so a window of 2 with stride 2 over 1 element gives 1
     let div = |num: i64| {
-        if ceil {
-            num.div_euclid(stride) + i64::from(num.rem_euclid(stride) != 0)
+        if ceil && num > 0 {
+            num / stride + i64::from(num % stride != 0)
         } else {
-            num.div_euclid(stride)
+            num / stride
         }
     };
     let out = match auto {
@@ -102,12 +105,34 @@ pub fn pool_shape(c: &Ctx, x: &[i64], kernel: Option<&[i64]>) -> Result<Vec<i64>
     Ok(out)
 }
 
-/// A convolution of `x` by the weight `w` (`[M, C/group, k...]`).
+/// A convolution of `x` by the weight `w` (`[M, C/group, k...]`). Unlike a pool's,
+/// a convolution's window must fit in the padded input (onnxruntime refuses one
+/// that overhangs it, where a pool gives an output of 1).
 pub fn conv_shape(c: &Ctx, x: &[i64], w: &[i64]) -> Result<Vec<i64>, String> {
     if w.len() < 2 {
         return Err("the weight has rank below 2".into());
     }
-    let mut shape = pool_shape(c, x, Some(c.ints("kernel_shape").unwrap_or(&w[2..])))?;
+    let kernel = c.ints("kernel_shape").unwrap_or(&w[2..]);
+    let auto = c.string("auto_pad").unwrap_or_default();
+    if !matches!(auto.as_str(), "SAME_UPPER" | "SAME_LOWER") && x.len() == kernel.len() + 2 {
+        let k = kernel.len();
+        let pads = c
+            .ints("pads")
+            .filter(|p| p.len() == 2 * k && auto != "VALID");
+        let dilations = c.ints("dilations").filter(|d| d.len() == k);
+        for i in 0..k {
+            let padded = x[i + 2].saturating_add(pads.map_or(0, |p| p[i].saturating_add(p[i + k])));
+            let eff = (kernel[i] - 1)
+                .saturating_mul(dilations.map_or(1, |d| d[i]))
+                .saturating_add(1);
+            if padded < eff {
+                return Err(format!(
+                    "the window of {eff} does not fit the input of {padded}"
+                ));
+            }
+        }
+    }
+    let mut shape = pool_shape(c, x, Some(kernel))?;
     shape[1] = w[0];
     Ok(shape)
 }
@@ -366,6 +391,12 @@ mod tests {
         assert_eq!(window(7, 3, 2, 1, (0, 0), "SAME_UPPER", false).unwrap(), 4);
         assert_eq!(window(7, 3, 2, 2, (0, 0), "VALID", false).unwrap(), 2);
         assert!(window(2, 5, 1, 1, (0, 0), "", false).is_err());
+        // overhanging windows as onnxruntime counts them: trunc((1 - 2) / 2) + 1
+        assert_eq!(window(1, 2, 2, 1, (0, 0), "", false).unwrap(), 1);
+        assert_eq!(window(1, 2, 2, 1, (0, 0), "", true).unwrap(), 1);
+        assert_eq!(window(1, 3, 2, 1, (0, 0), "", true).unwrap(), 0);
+        assert_eq!(window(1, 2, 1, 1, (0, 0), "", false).unwrap(), 0);
+        assert!(window(1, 5, 2, 1, (0, 0), "", false).is_err());
         assert!(window(8, 3, 0, 1, (0, 0), "", false).is_err());
     }
 }
