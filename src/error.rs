@@ -48,9 +48,9 @@ impl Error {
         }
     }
 
-    /// This error of importing a model whose free input dimensions were `dims`
-    /// (some of them defaulted): the message adds that other values may import,
-    /// and the page asks for them.
+    /// This error of importing a model whose free input dimensions were `dims`:
+    /// the page asks for them, and where some were defaulted the message adds
+    /// that other values may import.
     pub fn with_free_dims(mut self, dims: Vec<FreeDim>) -> Error {
         self.free_dims = dims;
         self

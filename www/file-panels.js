@@ -6,8 +6,8 @@ import { debounced } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
 
-/** The form beside the summary: one field per free input dimension (prefilled with the value used, with the inputs it belongs to) and per data-dependent value asked for; a change reopens the file with the new values after a pause. Hidden when there is nothing to ask. */
-export function showShapeForm(freeDims, values, reopen, dims) {
+/** The form beside the summary: one field per free input dimension (prefilled with the value used, with the inputs it belongs to) and per data-dependent value asked for; a change reopens the file with the new values after a pause. Hidden when there is nothing to ask. With `failed`, the model did not open with these values. */
+export function showShapeForm(freeDims, values, reopen, dims, { failed = false } = {}) {
   const box = $('shape-form');
   const names = Object.keys(values);
   box.hidden = freeDims.length === 0 && names.length === 0;
@@ -17,10 +17,11 @@ export function showShapeForm(freeDims, values, reopen, dims) {
   const parts = [];
   if (freeDims.length) {
     const how = raised.length ? `${defaulted} defaulted: ${raised.join(', ')} raised from 1, where the model does not run` : `${defaulted} defaulted to 1`;
-    parts.push(`This model leaves ${freeDims.length} input dimension${freeDims.length === 1 ? '' : 's'} free; the plan uses the values below${defaulted ? ` (${how})` : ''}.`);
+    const free = `This model leaves ${freeDims.length} input dimension${freeDims.length === 1 ? '' : 's'} free`;
+    parts.push(failed ? `${free}, and it does not run with the values below.` : `${free}; the plan uses the values below${defaulted ? ` (${how})` : ''}.`);
   }
   if (names.length) parts.push('A size depends on the input data: give an upper bound (dims such as 100x4) to plan for.');
-  $('shape-note').textContent = `${parts.join(' ')} Change a value to re-plan.`;
+  $('shape-note').textContent = `${parts.join(' ')} Change a value to ${failed ? 'open it' : 're-plan'}.`;
   const form = $('shape-fields');
   const focused = form.contains(document.activeElement) ? document.activeElement.dataset : null;
   form.replaceChildren();

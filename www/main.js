@@ -69,6 +69,8 @@ async function load(data, name, origin, options = {}, failed = null) {
     performance.measure('memplan:open', { start: started });
   } catch (e) {
     if (e instanceof planner.Cancelled) return false;
+    // nothing shown yet (a link to a file that does not open): the header says so
+    if (!state.info) graphName.textContent = 'not loaded';
     if (failed) {
       failed(e);
       return false;
@@ -82,7 +84,7 @@ async function load(data, name, origin, options = {}, failed = null) {
     }
     if (Array.isArray(e.dims) && e.dims.length) {
       // a model that does not run with its free dims as they were: the form asks for them
-      showShapeForm(e.dims, read.values, (dims, values) => load(data, name, origin, { ...options, dims, values }), read.dims);
+      showShapeForm(e.dims, read.values, (dims, values) => load(data, name, origin, { ...options, dims, values }), read.dims, { failed: true });
       ui.showError(errorBox, `Could not open ${name}`, e.message, 'Give its free input dimensions values it can run with in the form below the numbers.');
       return false;
     }

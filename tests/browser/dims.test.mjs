@@ -94,6 +94,12 @@ withBrowser(async (context, url) => {
   const k = page.locator('#shape-fields input[data-dim="k"]');
   check('failed dims: the form asks for n and k', (await n.isVisible()) && (await k.isVisible()));
   check('failed dims: the error says why', /do not reshape to \[100\]/.test(await page.locator('#error').textContent()));
+  check('failed dims: the note says the model does not run with these values', /does not run with the values below/.test(await text(page, 'shape-note')), await text(page, 'shape-note'));
+  check('failed dims: the header says nothing is loaded', (await text(page, 'graph-name')) === 'not loaded', await text(page, 'graph-name'));
+  // a value that still does not run: the error follows it and the form stays
+  await n.fill('3');
+  await page.waitForFunction(() => /3 elements do not reshape/.test(document.getElementById('error').textContent), null, { timeout: 20000 });
+  check('failed dims: a given value that does not run keeps the form, with that value', (await n.isVisible()) && (await n.inputValue()) === '3');
   await n.fill('4');
   await k.fill('25');
   await page.waitForFunction(() => document.getElementById('sum-peak').textContent.includes('B'), null, { timeout: 20000 });

@@ -136,8 +136,9 @@ pub fn covered_ops() -> Vec<(&'static str, &'static str)> {
 /// Free input dimensions default to 1, where some models cannot run: a
 /// convolution whose window is wider than an input of 1 sample, pools that
 /// shrink a 1-pixel image to nothing. When the model does not import so, the
-/// defaulted dimensions are raised (see [`raise`]); when nothing imports, the
-/// error carries the free dimensions so that the caller can ask for them.
+/// defaulted dimensions are raised (see [`raise`]); when nothing imports (or the
+/// dimensions were all given), the error carries the free dimensions so that the
+/// caller can ask for others.
 pub fn import(src: &dyn input::Source, name: &str, opts: &Options) -> Result<Imported, Error> {
     let model = proto::model(&slim::slim(src)?)?;
     let g = &model.graph;
@@ -154,7 +155,7 @@ pub fn import(src: &dyn input::Source, name: &str, opts: &Options) -> Result<Imp
         Err(e) if matches!(e.kind_name(), "parse" | "invalid") => {
             let free = free_dims(graph_inputs(g), opts)?;
             if free.iter().all(|d| d.given) {
-                return Err(e);
+                return Err(e.with_free_dims(free));
             }
             raise(&model, name, opts, &free, &e).ok_or_else(|| e.with_free_dims(free))
         }
