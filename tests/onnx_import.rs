@@ -463,3 +463,32 @@ fn contents_that_do_not_fill_their_shape_are_not_trusted() {
     let e = read(&data, &opts).unwrap_err();
     assert!(e.contains("`r`") && e.contains("shape"), "{e}");
 }
+
+/// scikit-learn's classifiers as skl2onnx writes them (`tests/data/sklearn_*`:
+/// a logistic regression on iris, int and string labels): `LinearClassifier`'s
+/// labels come in `classlabels_ints` (trees use `classlabels_int64s`), and
+/// `ZipMap` turns the `[N, classes]` scores into N maps, sized as 12 bytes an
+/// entry (an 8-byte key, a float). Every plan checks.
+#[test]
+fn sklearn_classifiers_with_zipmap_import_and_plan() {
+    for file in ["sklearn_logreg_zipmap.onnx", "sklearn_logreg_strings.onnx"] {
+        let data = std::fs::read(common::root().join("tests/data").join(file)).unwrap();
+        let opts = ReadOptions {
+            dims: vec![("X:0".into(), 4)],
+            ..ReadOptions::default()
+        };
+        let g = read(&data, &opts).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(size(&g, "probabilities"), 4 * 3 * 4, "{file}");
+        assert_eq!(size(&g, "output_probability"), 4 * 3 * 12, "{file}");
+        for strategy in [memplan::Strategy::GreedySize, memplan::Strategy::BestFit] {
+            let plan = memplan::plan(&g, strategy, &memplan::Options::default()).unwrap();
+            assert_eq!(memplan::check::check(&g, &plan), vec![], "{file}");
+        }
+    }
+    let ints = read(
+        &std::fs::read(common::root().join("tests/data/sklearn_logreg_zipmap.onnx")).unwrap(),
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(size(&ints, "output_label"), 8, "one int64 label");
+}

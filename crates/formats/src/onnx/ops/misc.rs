@@ -36,6 +36,7 @@ pub fn register(r: &mut Registry) {
     r.add(ML, &["LinearClassifier", "SVMClassifier"], tree_classifier);
     r.add(ML, &["LinearRegressor", "SVMRegressor"], linear_regressor);
     r.add(ML, &["CategoryMapper"], category_mapper);
+    r.add_values(ML, &["ZipMap"], zip_map);
     r.add(TRAINING, &["Adagrad", "Momentum", "Adam"], optimizer);
     r.add(TRAINING, &["Gradient"], gradient);
 }
@@ -262,20 +263,51 @@ fn tree_regressor(c: &Ctx) -> Result<Out, String> {
     Ok(vec![(dtype, vec![n, targets])])
 }
 
+/// The class labels of a classifier: their element type and number (string
+/// labels, or int64 ones: `classlabels_int64s` for trees, `classlabels_ints` for
+/// the linear and SVM classifiers).
+fn class_labels(c: &Ctx) -> Result<(i32, usize), String> {
+    let strings = c.attr("classlabels_strings").map_or(0, |a| a.strings);
+    if strings > 0 {
+        return Ok((STRING, strings));
+    }
+    let ints = (c.ints("classlabels_int64s"))
+        .or(c.ints("classlabels_ints"))
+        .unwrap_or(&[]);
+    if ints.is_empty() {
+        return Err("no classlabels_strings, classlabels_int64s or classlabels_ints".into());
+    }
+    Ok((INT64, ints.len()))
+}
+
 /// The top class `[N]` (string or int64 labels) and the scores `[N, classes]`.
 fn tree_classifier(c: &Ctx) -> Result<Out, String> {
     let n = batch(c.x(0)?)?;
-    let strings = c.attr("classlabels_strings").map_or(0, |a| a.strings);
-    let (dtype, classes) = if strings > 0 {
-        (STRING, strings)
-    } else {
-        let ints = c.ints("classlabels_int64s").unwrap_or(&[]);
-        if ints.is_empty() {
-            return Err("no classlabels_strings or classlabels_int64s".into());
-        }
-        (INT64, ints.len())
-    };
+    let (dtype, classes) = class_labels(c)?;
     Ok(vec![(dtype, vec![n]), (FLOAT, vec![n, classes as i64])])
+}
+
+/// A sequence of `N` maps from class label to score, one per row of the `[N, C]`
+/// scores. memplan sizes a map of `C` entries as `C` rows of three floats: a key
+/// of 8 bytes (an int64, or a string's pointer) and a float value.
+fn zip_map(c: &Ctx) -> Result<Vec<Info>, String> {
+    let x = c.x(0)?;
+    let (_, classes) = class_labels(c)?;
+    let n = match x.shape[..] {
+        [c] if c == classes as i64 => 1,
+        [n, c] if c == classes as i64 => n,
+        _ => {
+            return Err(format!(
+                "scores of shape {:?} for {classes} class labels",
+                x.shape
+            ))
+        }
+    };
+    let rows = usize::try_from(n).map_err(|_| "a negative batch")?;
+    Ok(vec![Info::sequence(
+        FLOAT,
+        vec![vec![classes as i64, 3]; rows],
+    )])
 }
 
 /// `[N, targets]` floats.
