@@ -5,7 +5,7 @@
 # as a user who opens it would. One line per model: free dims, peak, check, or the
 # error. With --ort, then runs every ONNX model in onnxruntime (in a venv of its own) at
 # the input shapes memplan chose and compares every main-graph value's shape
-# (bench/ort_shapes.py). Not run in CI (it downloads about 150 MB); needs pip.
+# (bench/ort_shapes.py), with 29 scikit-learn models exported by skl2onnx besides. Not run in CI (it downloads about 150 MB); needs pip.
 #   bench/wheels.sh [--ort] [MEMPLAN]   (default: target/release/memplan, built first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,6 +65,8 @@ if $ort; then
     if [[ ! -x "$venv/bin/python" ]]; then
         python3 -m venv "$venv"
     fi
-    "$venv/bin/pip" install -q onnx onnxruntime numpy
-    find "$models" -name '*.onnx' -print0 | sort -z | xargs -0 "$venv/bin/python" bench/ort_shapes.py "$memplan"
+    "$venv/bin/pip" install -q onnx onnxruntime numpy scikit-learn skl2onnx
+    # and scikit-learn's models as skl2onnx exports them (ai.onnx.ml, ZipMap)
+    "$venv/bin/python" bench/sklearn_models.py "$dir/sklearn"
+    find "$models" "$dir/sklearn" -name '*.onnx' -print0 | sort -z | xargs -0 "$venv/bin/python" bench/ort_shapes.py "$memplan"
 fi
