@@ -30,7 +30,7 @@ use super::import::{self, Node, Value};
 use super::source::{self as input, Cursor, Field};
 use inputs::{free_dims, graph_input, weight};
 use memplan::error::Error;
-use memplan::graph::{Graph, Subgraph};
+use memplan::graph::{FreeDim, Graph, Subgraph};
 use shape::Info;
 use std::collections::HashMap;
 
@@ -166,8 +166,11 @@ pub fn import(src: &dyn input::Source, name: &str, opts: &Options) -> Result<Imp
 /// Values tried for a defaulted free dimension, in order: powers of two.
 const RAISED: [u64; 12] = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
 
-/// Most imports [`raise`] tries.
+/// Most imports [`raise`] tries: 48, fewer for a large graph so that a model
+/// that does not import fails within about [`RAISE_NODES`] nodes walked (a
+/// dozen tries at least).
 const RAISE_TRIES: usize = 48;
+const RAISE_NODES: usize = 2_000_000;
 
 /// The model imported with some defaulted free dimensions above 1, found by
 /// trying [`RAISED`]'s values in increasing order: first each dimension alone
@@ -182,12 +185,13 @@ fn raise(
     model: &proto::Model,
     name: &str,
     opts: &Options,
-    free: &[memplan::graph::FreeDim],
+    free: &[FreeDim],
     failed: &Error,
 ) -> Option<Imported> {
-    let defaulted: Vec<&memplan::graph::FreeDim> = free.iter().filter(|d| !d.given).collect();
-    let batch = |d: &memplan::graph::FreeDim| d.at.iter().all(|at| at.ends_with("[0]"));
-    let mut alone: Vec<&memplan::graph::FreeDim> = defaulted.clone();
+    let defaulted: Vec<&FreeDim> = free.iter().filter(|d| !d.given).collect();
+    // only at axis 0: most often a batch, tried last
+    let batch = |d: &FreeDim| d.at.iter().all(|at| at.ends_with("[0]"));
+    let mut alone = defaulted.clone();
     alone.sort_by_key(|d| batch(d));
     let mut sets: Vec<Vec<&str>> = alone.iter().map(|d| vec![d.name.as_str()]).collect();
     let unbatched: Vec<&str> = (alone.iter())
@@ -201,6 +205,7 @@ fn raise(
         sets.push(defaulted.iter().map(|d| d.name.as_str()).collect());
     }
     let before = failed.to_string();
+    let most_tries = (RAISE_NODES / model.graph.nodes.len().max(1)).clamp(12, RAISE_TRIES);
     let mut tries = 0;
     let mut attempt = |set: &[&str], value: u64| {
         tries += 1;
@@ -210,7 +215,7 @@ fn raise(
             dims: &dims,
             ..opts.clone()
         };
-        (tries <= RAISE_TRIES).then(|| walk_model(model, name, &raised))
+        (tries <= most_tries).then(|| walk_model(model, name, &raised))
     };
     let whole = |found: &Option<(Imported, u64)>| {
         (found.as_ref()).is_some_and(|(imported, _)| imported.branches_left_out == 0)
