@@ -714,6 +714,66 @@ fn shape_signature_gives_free_dimensions() {
     assert_eq!(size(&g, "h"), 80);
 }
 
+/// TFLite's converter stores a placeholder for every dimension a dynamic input
+/// reaches (1 where the signature says -1), also where the dimension is not the
+/// batch: ConvNeXt's `Tensordot` reshapes `[1, 56, 56, 96]` to `[-1, 96]`, stored
+/// `[1, 96]`, which holds 3,136 rows at run time. The shapes propagate from a
+/// dynamic input even at its placeholder, and a computed shape (here an einsum's
+/// `UNSORTED_SEGMENT_PROD` of SHAPE's dims, as the converter lowers it) resolves.
+#[test]
+fn placeholders_the_converter_stores_are_propagated_over() {
+    let mut m = Model::new();
+    let x = m.dynamic(0, "x", &[1, 4, 4, 3], &[-1, 4, 4, 3]);
+    let h = m.dynamic(0, "h", &[1, 4, 4, 3], &[-1, 4, 4, 3]);
+    m.op(0, tfl::RELU, &[x], &[h], None);
+    // rows = RESHAPE(h, [-1, 3]), stored [1, 3]
+    let rows_shape = m.ints(0, "rows_shape", &[-1, 3]);
+    let rows = m.dynamic(0, "rows", &[1, 3], &[-1, 3]);
+    m.op(0, tfl::RESHAPE, &[h, rows_shape], &[rows], None);
+    // merged = RESHAPE(h, SEGMENT_PROD(SHAPE(h), [0, 1, 1, 2], 3)) = [N, 16, 3]
+    let shape = m.typed(0, "shape", &[4], tfl::INT32);
+    m.op(0, tfl::SHAPE, &[h], &[shape], None);
+    let (ids, n) = (m.ints(0, "ids", &[0, 1, 1, 2]), m.scalar(0, "n", 3));
+    let merged_shape = m.typed(0, "merged_shape", &[3], tfl::INT32);
+    m.op(
+        0,
+        tfl::UNSORTED_SEGMENT_PROD,
+        &[shape, ids, n],
+        &[merged_shape],
+        None,
+    );
+    let merged = m.dynamic(0, "merged", &[1, 1, 3], &[-1, -1, 3]);
+    m.op(0, tfl::RESHAPE, &[h, merged_shape], &[merged], None);
+    let y = m.tensor(0, "y", &[1, 3]);
+    m.op(0, tfl::RELU, &[rows], &[y], None);
+    let z = m.tensor(0, "z", &[1, 1, 3]);
+    m.op(0, tfl::RELU, &[merged], &[z], None);
+    m.io(0, &[x], &[y, z]);
+    let g = read(&m, &[], &[]).unwrap();
+    assert_eq!(size(&g, "rows"), 16 * 3 * 4, "not the stored [1, 3]");
+    assert_eq!(size(&g, "merged"), 16 * 3 * 4, "[1, 16, 3]");
+    assert!(g.notes.is_empty(), "{:?}", g.notes);
+    let g = read(&m, &[], &[("x:0", 2)]).unwrap();
+    assert_eq!((size(&g, "rows"), size(&g, "merged")), (2 * 192, 2 * 192));
+
+    // an op without a shape rule on the way (WHERE's size depends on the data):
+    // at the placeholder the stored shapes stand, with a note; changed, an error
+    let mut m = Model::new();
+    let x = m.dynamic(0, "x", &[1, 4], &[-1, 4]);
+    let w = m.dynamic(0, "w", &[1, 2], &[-1, 2]);
+    m.op(0, tfl::WHERE, &[x], &[w], None);
+    m.io(0, &[x], &[w]);
+    let g = read(&m, &[], &[]).unwrap();
+    assert_eq!(size(&g, "w"), 8);
+    assert!(
+        g.notes.iter().any(|n| n.contains("stored in the file")),
+        "{:?}",
+        g.notes
+    );
+    let e = read_err(&m, &[], &[("x:0", 2)]);
+    assert!(e.contains("WHERE"), "{e}");
+}
+
 #[test]
 fn unknown_names_list_what_the_model_has() {
     let m = dynamic_model(1);

@@ -238,6 +238,7 @@ pub mod tfl {
     pub const WHILE: i32 = 119;
     pub const BATCH_MATMUL: i32 = 126;
     pub const CALL_ONCE: i32 = 129;
+    pub const UNSORTED_SEGMENT_PROD: i32 = 153;
 
     // BuiltinOptions union types
     pub const CONV_2D_OPTIONS: u8 = 1;

@@ -86,10 +86,18 @@ impl Reader<'_> {
 
         let mut st = State::new(&tensors);
         let free = match given {
-            Given::Options(opts) => {
+            Given::Options(opts, from_inputs) => {
                 let (free, set) = main_inputs(&tensors, &inputs, opts, &mut self.budget)?;
-                for (t, dims) in set {
+                for (t, dims, dynamic) in set {
                     st.set(t, dims, &tensors[t].dims);
+                    // at its placeholder, a dynamic input still reaches tensors
+                    // whose stored shapes are placeholders too
+                    st.changed[t] |= dynamic && from_inputs;
+                }
+                if from_inputs {
+                    for (d, t) in st.dynamic.iter_mut().zip(&tensors) {
+                        *d = t.signature.iter().flatten().any(|&x| x < 0);
+                    }
                 }
                 free
             }

@@ -99,7 +99,7 @@ impl Reader<'_> {
             self.budget
                 .spend(8 * (out.dims.len() + value.as_ref().map_or(0, Vec::len)))?;
             st.loaded[t] = true;
-            st.changed[t] = out.dims != tensors[t].dims || value.is_some();
+            st.changed[t] = out.dims != tensors[t].dims || value.is_some() || st.dynamic[t];
             st.dims[t] = out.dims;
             st.values[t] = value;
         }

@@ -17,7 +17,7 @@ pub(super) fn main_inputs(
     inputs: &[usize],
     opts: &ReadOptions,
     budget: &mut Budget,
-) -> Result<(Vec<FreeDim>, Vec<(usize, Vec<i64>)>), Error> {
+) -> Result<(Vec<FreeDim>, Vec<(usize, Vec<i64>, bool)>), Error> {
     // a constant listed as an input is a weight, not something the user feeds
     let mut listed = vec![false; tensors.len()];
     let fed: Vec<usize> = inputs
@@ -116,8 +116,10 @@ pub(super) fn main_inputs(
             }
             _ => continue,
         };
-        if dims != info.dims {
-            set.push((t, dims));
+        // a dynamic input is set even at its placeholder (see `Given::Options`)
+        let dynamic = info.signature.iter().flatten().any(|&d| d < 0);
+        if dims != info.dims || dynamic {
+            set.push((t, dims, dynamic));
         }
     }
     Ok((free, set))

@@ -68,25 +68,41 @@ fn read_bytes(data: &Bytes, name: &str, opts: &ReadOptions) -> Result<Graph, Err
         ));
     }
     let model = Table::root(data)?;
-    // every byte the reader keeps is paid for by bytes of the file, so a corrupt
-    // file sharing one long vector or string among many tables cannot make it slow
-    // or large
-    let mut budget = Budget(2 * data.len() + (64 << 10));
-    let codes = op_codes(&model, &mut budget)?;
-    let buffers = model.vector(4, 4)?;
-    let Some(subgraphs) = model.vector(2, 4)?.filter(|s| !s.is_empty()) else {
-        return Err(err(None, "the model has no subgraph"));
+    let read = |from_inputs: bool| -> Result<Graph, Error> {
+        // every byte the reader keeps is paid for by bytes of the file, so a corrupt
+        // file sharing one long vector or string among many tables cannot make it
+        // slow or large
+        let mut budget = Budget(2 * data.len() + (64 << 10));
+        let codes = op_codes(&model, &mut budget)?;
+        let buffers = model.vector(4, 4)?;
+        let Some(subgraphs) = model.vector(2, 4)?.filter(|s| !s.is_empty()) else {
+            return Err(err(None, "the model has no subgraph"));
+        };
+        let mut reader = Reader {
+            data,
+            codes,
+            buffers,
+            subgraphs,
+            budget,
+            stack: Vec::new(),
+        };
+        let given = Given::Options(opts, from_inputs);
+        Ok(reader.subgraph(0, Some(name.to_string()), given)?.graph)
     };
-    let mut reader = Reader {
-        data,
-        codes,
-        buffers,
-        subgraphs,
-        budget,
-        stack: Vec::new(),
-    };
-    let built = reader.subgraph(0, Some(name.to_string()), Given::Options(opts))?;
-    Ok(built.graph)
+    // shapes propagated from the dynamic inputs, else (an op without a rule on
+    // the way) the stored ones, placeholders and all, with a note
+    match read(true) {
+        Ok(graph) => Ok(graph),
+        Err(e) => {
+            let mut graph = read(false)?;
+            graph.notes.push(format!(
+                "the shapes stored in the file are used where the dynamic inputs reach: \
+                 propagating them fails ({e}), and TFLite's converter stores placeholders \
+                 (1 for each dynamic dimension) that may understate some tensors"
+            ));
+            Ok(graph)
+        }
+    }
 }
 
 fn err(at: Option<String>, message: impl Into<String>) -> Error {
@@ -120,7 +136,11 @@ impl Budget {
 /// What the shapes are taken from: the read options (subgraph 0), the shapes
 /// of the caller's inputs, or the stored shapes.
 enum Given<'o> {
-    Options(&'o ReadOptions),
+    /// With `true`, the shapes propagate from every input with a dynamic
+    /// dimension, even at its stored placeholder: the converter stores
+    /// placeholders for the tensors that such a dimension reaches too (a
+    /// reshape's `-1` stored as 1, where it holds a whole image's pixels).
+    Options(&'o ReadOptions, bool),
     Dims(Vec<Vec<i64>>),
     Stored,
 }
@@ -162,6 +182,10 @@ struct State {
     values: Vec<Option<Vec<i64>>>,
     /// The value of a constant was looked for.
     loaded: Vec<bool>,
+    /// Stored with a dynamic dimension, so its stored shape is a placeholder:
+    /// an op that writes it passes its shape on as changed (only where the
+    /// shapes propagate from the dynamic inputs, see `Given::Options`).
+    dynamic: Vec<bool>,
 }
 
 impl State {
@@ -172,6 +196,7 @@ impl State {
             changed: vec![false; n],
             values: vec![None; n],
             loaded: vec![false; n],
+            dynamic: vec![false; n],
         }
     }
 

@@ -99,6 +99,8 @@ pub const RULES: &[(&str, Rule)] = &[
     ("MEAN", reduce), ("SUM", reduce_sum), ("REDUCE_PROD", reduce_prod),
     ("REDUCE_MAX", reduce), ("REDUCE_MIN", reduce), ("REDUCE_ANY", reduce),
     ("REDUCE_ALL", reduce), ("ARG_MAX", arg_reduce), ("ARG_MIN", arg_reduce),
+    ("UNSORTED_SEGMENT_PROD", segment_prod), ("UNSORTED_SEGMENT_SUM", segment_sum),
+    ("UNSORTED_SEGMENT_MAX", segment_max), ("UNSORTED_SEGMENT_MIN", segment_min),
     // shapes as values
     ("SHAPE", shape), ("RANK", rank), ("FILL", fill), ("RANGE", range),
 ];
@@ -1221,6 +1223,58 @@ fn reduce_sum(c: &Ctx) -> R<Vec<Out>> {
 
 fn reduce_prod(c: &Ctx) -> R<Vec<Out>> {
     fold(c, i64::checked_mul, 1)
+}
+
+/// `UNSORTED_SEGMENT_*`: `[num_segments]` followed by the dimensions of the data
+/// past those of the segment ids; for a vector with known values (the
+/// converter lowers an einsum's shape arithmetic to a segment product) its
+/// value, each segment folded by `f` from `unit` (empty segments keep it).
+fn segments(c: &Ctx, f: fn(i64, i64) -> Option<i64>, unit: i64) -> R<Vec<Out>> {
+    let (data, ids) = (c.input(0)?, c.input(1)?);
+    let n = c.scalar(2, "number of segments")?;
+    if n < 0 || ids.dims.len() > data.dims.len() || data.dims[..ids.dims.len()] != *ids.dims {
+        return Err(format!(
+            "{n} segments of data {} by segment ids {}",
+            show(data.dims),
+            show(ids.dims)
+        ));
+    }
+    let mut d = vec![n];
+    d.extend_from_slice(&data.dims[ids.dims.len()..]);
+    let value = match (data.value, ids.value) {
+        (Some(v), Some(seg)) if d.len() == 1 && v.len() == seg.len() && n as usize <= MAX_VALUE => {
+            let mut out = vec![unit; n as usize];
+            let mut ok = true;
+            for (&x, &s) in v.iter().zip(seg) {
+                match (usize::try_from(s).ok().and_then(|s| out.get_mut(s)), ok) {
+                    (Some(o), true) => match f(*o, x) {
+                        Some(r) => *o = r,
+                        None => ok = false,
+                    },
+                    _ => ok = false,
+                }
+            }
+            ok.then_some(out)
+        }
+        _ => None,
+    };
+    Ok(vec![valued(d, value)])
+}
+
+fn segment_prod(c: &Ctx) -> R<Vec<Out>> {
+    segments(c, i64::checked_mul, 1)
+}
+
+fn segment_sum(c: &Ctx) -> R<Vec<Out>> {
+    segments(c, i64::checked_add, 0)
+}
+
+fn segment_max(c: &Ctx) -> R<Vec<Out>> {
+    segments(c, |a, b| Some(a.max(b)), i64::MIN)
+}
+
+fn segment_min(c: &Ctx) -> R<Vec<Out>> {
+    segments(c, |a, b| Some(a.min(b)), i64::MAX)
 }
 
 /// `ARG_MAX`, `ARG_MIN`: the axis of input 1 dropped.
