@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Keras models through TensorFlow's TFLite converter (float, dynamic-range and int8), every tensor's bytes against the
-# TFLite interpreter's at batch 1 and 3 (bench/keras_tflite.py). Not run in CI: it
+# Keras models through TensorFlow's TFLite converter (float, dynamic-range and int8),
+# every tensor's bytes against the TFLite interpreter's at batch 1 and 3
+# (bench/keras_tflite.py). Not run in CI: it
 # installs tensorflow-cpu (about 600 MB) into a venv of its own.
 #   bench/keras_tflite.sh [MEMPLAN]   (default: target/release/memplan, built first)
 set -euo pipefail
