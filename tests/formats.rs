@@ -116,6 +116,53 @@ fn minimalloc_rows_become_inclusive_lifetimes() {
     assert_eq!(a.liveness.lower_bound, 20); // [0,3) and [3,5) do not overlap
 }
 
+/// MiniMalloc's other spellings read as it reads them: columns by name in any
+/// order, `buffer`/`start`/`end` (an inclusive end, from its older files), a
+/// solution's `offset` and unknown columns ignored, `gaps` ignored with a note
+/// (each buffer keeps its whole lifespan), an alignment above 1 refused.
+#[test]
+fn minimalloc_spellings_read_as_minimalloc_reads_them() {
+    let lives = |text: &[u8]| {
+        let g = read(text, None, "mm").unwrap_or_else(|e| panic!("{e}"));
+        let lives: Vec<(String, u32, u32, u64)> = (g.tensors.iter())
+            .map(|t| {
+                let l = t.lifetime.unwrap();
+                (t.name.clone(), l.start, l.end, t.size)
+            })
+            .collect();
+        (lives, g.notes)
+    };
+    let want = vec![("a".to_string(), 0, 2, 10), ("b".to_string(), 3, 4, 20)];
+    let (plain, notes) = lives(b"id,lower,upper,size\na,0,3,10\nb,3,5,20\n");
+    assert_eq!((plain, notes.len()), (want.clone(), 0));
+    let (old, _) = lives(b"buffer,start,end,size\na,0,2,10\nb,3,4,20\n");
+    assert_eq!(old, want, "an end is inclusive");
+    let (moved, notes) =
+        lives(b"size,upper,offset,lower,buffer_id,x\n10,3,0,0,a,q\n20,5,10,3,b,r\n");
+    assert_eq!(moved, want);
+    assert!(
+        notes.iter().any(|n| n.contains("offsets are ignored")),
+        "{notes:?}"
+    );
+    let (gapped, notes) =
+        lives(b"id,lower,upper,size,alignment,gaps\na,0,3,10,1,1-2\nb,3,5,20,1,\n");
+    assert_eq!(gapped, want);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("gaps of 1 buffers are ignored")),
+        "{notes:?}"
+    );
+    let e = err("id,lower,upper,size,alignment\na,0,3,10,64\n");
+    assert!(
+        e.contains("alignment of 64") && e.contains("--align"),
+        "{e}"
+    );
+    // not MiniMalloc: a required column missing, or twice
+    assert!(Format::detect(b"id,lower,size\n0,0,2\n").is_err());
+    assert!(Format::detect(b"id,lower,upper,end,size\n0,0,2,1,8\n").is_err());
+}
+
 #[test]
 fn minimalloc_errors_give_the_line() {
     assert_eq!(

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `native` (our JSON) | a JSON object whose `tensors` carry `size` |
 //! | `corpus` (reference graph JSON) | a JSON object whose `tensors` carry `bytes` and `kind` |
-//! | `minimalloc` (CSV) | a header `id,lower,upper,size` |
+//! | `minimalloc` (CSV) | a header with `id`, `lower`, `upper`, `size` (MiniMalloc's spellings) |
 //! | `tflite` (FlatBuffers) | the file identifier `TFL3` at bytes 4..8 |
 //! | `onnx` (protobuf) | a `ModelProto` with a graph and an IR version or opset |
 //! | `text` (memplan text) | UTF-8 whose first statement is `graph NAME`, a tensor declaration or an op line (with `:`) |
@@ -96,18 +96,14 @@ impl Format {
             })?;
             return detect_json(&keys);
         }
-        let first = head.lines().next().unwrap_or("").trim();
-        if first
-            .replace(' ', "")
-            .eq_ignore_ascii_case("id,lower,upper,size")
-        {
+        if minimalloc::is_header(head.lines().next().unwrap_or("")) {
             return Ok(Format::MiniMalloc);
         }
         if text::is_text(data) {
             return Ok(Format::Text);
         }
         Err(Error::usage(
-            "unrecognised input: expected a JSON graph (native or corpus), a MiniMalloc CSV with the header `id,lower,upper,size`, memplan text (tensor lines `NAME SIZE`, op lines `NAME: INPUTS -> OUTPUTS`), a TFLite or an ONNX model",
+            "unrecognised input: expected a JSON graph (native or corpus), a MiniMalloc CSV (a header with `id`, `lower`, `upper` and `size` columns), memplan text (tensor lines `NAME SIZE`, op lines `NAME: INPUTS -> OUTPUTS`), a TFLite or an ONNX model",
         ))
     }
 }
