@@ -41,7 +41,7 @@ const modeParts = {
 };
 
 const DEFAULT_STRATEGY = 'greedy-size';
-const FORMATS_HINT = 'memplan reads its own JSON and text graphs, corpus JSON graphs, MiniMalloc CSV (id,lower,upper,size) and NPU cases (contest JSON with Nodes and Edges).';
+const FORMATS_HINT = 'memplan reads ONNX and TFLite models, its own JSON and text graphs, corpus JSON graphs, MiniMalloc CSV (id,lower,upper,size) and NPU cases (contest JSON with Nodes and Edges).';
 
 let wasm = null;
 let planToken = 0;

@@ -91,11 +91,13 @@ budgets (best-of, search, reorder): --budget MS of wall time per plan (default
 formats (detected from the content, or forced with --format):
   native      memplan's JSON graph (see README)
   corpus      reference graph JSON (tensors with bytes and kind)
-  minimalloc  CSV with the header id,lower,upper,size
+  minimalloc  CSV with the columns id,lower,upper,size (any order; MiniMalloc's
+              buffer, start, end, offset, gaps too)
   tflite      TFLite model (.tflite)
   onnx        ONNX model (.onnx), any size: the weights are not read
-  free input dimensions (ONNX dim_param, TFLite shape_signature -1) are 1 unless
-  --dim or --input-shape sets them; the report lists them
+  free input dimensions (ONNX dim_param, TFLite shape_signature -1) are 1 (TFLite:
+  the stored placeholder) unless --dim or --input-shape sets them; an ONNX model
+  that cannot run at 1 has them raised; the report lists them
 ";
 
 #[global_allocator]
