@@ -102,7 +102,7 @@ def compare(memplan, path, value):
         return None
     interpreter.allocate_tensors()
     for d in interpreter.get_input_details():
-        interpreter.set_tensor(d['index'], np.random.rand(*d['shape']).astype(d['dtype']))
+        interpreter.set_tensor(d['index'], np.asarray(np.random.rand(*d['shape'])).astype(d['dtype']))
     interpreter.invoke()
     args = [memplan, 'export', path, '--out', '-'] + [a for d in dims for a in ('--dim', d)]
     run = subprocess.run(args, capture_output=True, text=True)
