@@ -5,10 +5,11 @@
 //! The columns are found by name, in any order, as MiniMalloc reads them:
 //! `buffer` or `buffer_id` for `id`, `begin` or `start` for `lower`, and `end`
 //! for an inclusive upper time (MiniMalloc's older files); other columns are
-//! ignored. Of MiniMalloc's optional columns, `offset` (a solution's) is ignored, `gaps` (times within a lifespan
-//! when a buffer holds nothing) is ignored with a note: each buffer then keeps
-//! its whole lifespan, a valid plan that may be above the optimum; `alignment`
-//! must be 1, as memplan aligns every buffer alike (`--align`).
+//! ignored. Of MiniMalloc's optional columns, `offset` (a solution's) is
+//! ignored, `gaps` (times within a lifespan when a buffer holds nothing) is
+//! ignored with a note: each buffer then keeps its whole lifespan, a valid plan
+//! that may be above the optimum; `alignment` must be 1, as memplan aligns every
+//! buffer alike (`--align`).
 
 use memplan::error::Error;
 use memplan::graph::{Graph, Role, Tensor};
@@ -71,20 +72,19 @@ pub fn read(data: &[u8], name: &str) -> Result<Graph, Error> {
         None => return Err(Error::parse(F, None, "the file is empty")),
     };
     let col = |c: &str| header.iter().position(|&h| h == Some(c));
-    let need = |c: &str, names: &str| {
-        col(c).ok_or_else(|| {
-            Error::parse(
-                F,
-                Some("line 1".into()),
-                format!("the header has no {names} column"),
-            )
-        })
+    let missing = |names: &str| {
+        Error::parse(
+            F,
+            Some("line 1".into()),
+            format!("the header has no {names} column"),
+        )
     };
+    let need = |c: &str, names: &str| col(c).ok_or_else(|| missing(names));
     // an `end` column holds inclusive times: one past it is the upper time
     let (upper, inclusive) = match (col("upper"), col("end")) {
         (Some(u), _) => (u, false),
         (None, Some(e)) => (e, true),
-        (None, None) => return Err(need("upper", "`upper` (or `end`)").unwrap_err()),
+        (None, None) => return Err(missing("`upper` (or `end`)")),
     };
     let columns = Columns {
         count: header.len(),

@@ -119,6 +119,13 @@ pub struct Imported {
     branches_left_out: usize,
 }
 
+impl Imported {
+    /// No `If` branch was left out for want of running at these input shapes.
+    fn every_branch_runs(&self) -> bool {
+        self.branches_left_out == 0
+    }
+}
+
 /// The op types that have shape inference, as `(domain, op type)` (the default
 /// domain as `ai.onnx`), sorted.
 pub fn covered_ops() -> Vec<(&'static str, &'static str)> {
@@ -218,7 +225,7 @@ fn raise(
         (tries <= most_tries).then(|| walk_model(model, name, &raised))
     };
     let whole = |found: &Option<(Imported, u64)>| {
-        (found.as_ref()).is_some_and(|(imported, _)| imported.branches_left_out == 0)
+        (found.as_ref()).is_some_and(|(imported, _)| imported.every_branch_runs())
     };
     for set in &sets {
         let mut values = &RAISED[..];
@@ -241,7 +248,7 @@ fn raise(
                 break;
             };
             if let Ok(imported) = result {
-                let runs = imported.branches_left_out == 0;
+                let runs = imported.every_branch_runs();
                 if found.is_none() || runs {
                     found = Some((imported, value));
                 }

@@ -70,8 +70,15 @@ pub fn window(
     Ok(out)
 }
 
-/// `[N, C, spatial...]` of a convolution or pooling over `x` with `kernel`.
+/// `[N, C, spatial...]` of a pooling over `x` with `kernel`.
 pub fn pool_shape(c: &Ctx, x: &[i64], kernel: Option<&[i64]>) -> Result<Vec<i64>, String> {
+    windows(c, x, kernel, false)
+}
+
+/// `[N, C, spatial...]` of a convolution or pooling over `x` with `kernel`; with
+/// `must_fit`, a window wider than the padded input is an error (a
+/// convolution's, which onnxruntime refuses, where a pool's gives 1).
+fn windows(c: &Ctx, x: &[i64], kernel: Option<&[i64]>, must_fit: bool) -> Result<Vec<i64>, String> {
     let kernel = kernel.or(c.ints("kernel_shape")).ok_or("no kernel_shape")?;
     let k = kernel.len();
     if x.len() != k + 2 {
@@ -92,6 +99,20 @@ pub fn pool_shape(c: &Ctx, x: &[i64], kernel: Option<&[i64]>) -> Result<Vec<i64>
     let ceil = c.int("ceil_mode", 0) != 0;
     let mut out = x[..2].to_vec();
     for i in 0..k {
+        if must_fit && !matches!(auto.as_str(), "SAME_UPPER" | "SAME_LOWER") {
+            let padded = match auto.as_str() {
+                "VALID" => x[i + 2],
+                _ => x[i + 2].saturating_add(pads[i]).saturating_add(pads[i + k]),
+            };
+            let eff = (kernel[i] - 1)
+                .saturating_mul(dilations[i])
+                .saturating_add(1);
+            if padded < eff {
+                return Err(format!(
+                    "the window of {eff} does not fit the input of {padded}"
+                ));
+            }
+        }
         out.push(window(
             x[i + 2],
             kernel[i],
@@ -113,26 +134,7 @@ pub fn conv_shape(c: &Ctx, x: &[i64], w: &[i64]) -> Result<Vec<i64>, String> {
         return Err("the weight has rank below 2".into());
     }
     let kernel = c.ints("kernel_shape").unwrap_or(&w[2..]);
-    let auto = c.string("auto_pad").unwrap_or_default();
-    if !matches!(auto.as_str(), "SAME_UPPER" | "SAME_LOWER") && x.len() == kernel.len() + 2 {
-        let k = kernel.len();
-        let pads = c
-            .ints("pads")
-            .filter(|p| p.len() == 2 * k && auto != "VALID");
-        let dilations = c.ints("dilations").filter(|d| d.len() == k);
-        for i in 0..k {
-            let padded = x[i + 2].saturating_add(pads.map_or(0, |p| p[i].saturating_add(p[i + k])));
-            let eff = (kernel[i] - 1)
-                .saturating_mul(dilations.map_or(1, |d| d[i]))
-                .saturating_add(1);
-            if padded < eff {
-                return Err(format!(
-                    "the window of {eff} does not fit the input of {padded}"
-                ));
-            }
-        }
-    }
-    let mut shape = pool_shape(c, x, Some(kernel))?;
+    let mut shape = windows(c, x, Some(kernel), true)?;
     shape[1] = w[0];
     Ok(shape)
 }
