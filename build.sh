@@ -28,19 +28,27 @@ if [[ ! -x node_modules/.bin/wasm-opt ]]; then
 fi
 
 # [profile.wasm-release] (Cargo.toml): release, linked whole, sized down but for the core
-# and the painter; CARGO_TARGET_DIR is honoured.
+# and the painter; CARGO_TARGET_DIR is honoured. One module per feature of memplan-wasm
+# (crates/wasm/Cargo.toml): `page` draws in the page; the worker starts with `worker`
+# (graphs in memplan's formats and CSV) and loads `models` (ONNX, TFLite) or `npu` only
+# for a file that needs it.
 target_dir=${CARGO_TARGET_DIR:-target}
-cargo build --profile wasm-release -p memplan-wasm --target "$target"
-wasm-bindgen --target web --out-dir www/pkg --out-name memplan \
-    "$target_dir/$target/wasm-release/memplan_wasm.wasm"
-# -ocimfs: wasm-opt would inline every function that has one caller, whatever its size;
-# V8 first runs a function's unoptimised code and swaps in the optimised code at its next
-# call, so a long loop must call its body as a function to get the fast code (see
-# pack::placing::Placing::run), and a large one-caller function stays a call.
-node_modules/.bin/wasm-opt -Oz --one-caller-inline-max-function-size 1000 --enable-bulk-memory --enable-nontrapping-float-to-int \
-    --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-    www/pkg/memplan_bg.wasm -o www/pkg/memplan_bg.wasm
-echo "built www/pkg ($(du -h www/pkg/memplan_bg.wasm | cut -f1) wasm)"
+rm -f www/pkg/memplan.js www/pkg/memplan_bg.wasm www/pkg/memplan.d.ts www/pkg/memplan_bg.wasm.d.ts
+for module in page worker models npu; do
+    cargo build --profile wasm-release -p memplan-wasm --target "$target" \
+        --no-default-features --features "$module"
+    wasm-bindgen --target web --out-dir www/pkg --out-name "memplan_$module" \
+        "$target_dir/$target/wasm-release/memplan_wasm.wasm"
+    # -ocimfs: wasm-opt would inline every function that has one caller, whatever its
+    # size; V8 first runs a function's unoptimised code and swaps in the optimised code at
+    # its next call, so a long loop must call its body as a function to get the fast code
+    # (see pack::placing::Placing::run), and a large one-caller function stays a call.
+    node_modules/.bin/wasm-opt -Oz --one-caller-inline-max-function-size 1000 --enable-bulk-memory \
+        --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+        --enable-reference-types --enable-multivalue \
+        "www/pkg/memplan_${module}_bg.wasm" -o "www/pkg/memplan_${module}_bg.wasm"
+    echo "built www/pkg/memplan_$module ($(stat -c %s "www/pkg/memplan_${module}_bg.wasm") bytes of wasm)"
+done
 
 corpus=${CORPUS:-../shared/corpus}
 gallery=(

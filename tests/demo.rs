@@ -143,7 +143,7 @@ fn an_npu_case_is_bundled_as_contest_json() {
 #[test]
 fn demo_errors_say_what_is_missing() {
     let out = fresh_dir("errors");
-    let unbuilt = fake_page("errors", Some("www/pkg/memplan_bg.wasm"));
+    let unbuilt = fake_page("errors", Some("www/pkg/memplan_worker_bg.wasm"));
     let run = |args: &[&str]| {
         memplan(
             &[
@@ -161,7 +161,7 @@ fn demo_errors_say_what_is_missing() {
     let (code, _, err) = run(&["--page", unbuilt.to_str().unwrap()]);
     assert_ne!(code, 0);
     assert!(
-        err.contains("memplan_bg.wasm: missing (the page is not built: run ./build.sh)"),
+        err.contains("memplan_worker_bg.wasm: missing (the page is not built: run ./build.sh)"),
         "{err}"
     );
     let (code, _, err) = run(&["--page", out.join("nowhere").to_str().unwrap()]);

@@ -388,7 +388,7 @@ function showStrategyAbout() {
 /** Loads the wasm module, wires the controls and opens what the URL asks for (or the first example). */
 async function setup() {
   try {
-    wasm = await import('./pkg/memplan.js');
+    wasm = await import('./pkg/memplan_page.js');
     const exports = await wasm.default();
     planner.setup();
     planner.setSizeFormat(wasm.formatSize);

@@ -4,11 +4,32 @@
 // reports packed (bytes handed over, not copied). A panic answers `{ id, ok: false,
 // fatal: true, error }` with its message.
 
-import init, { NpuSession, Session, isNpuCase, panicForTests, takePanic } from './pkg/memplan.js';
+/**
+ * The planner's wasm modules by the files they read, each loaded on first need: `graph`
+ * (memplan's JSON and text, corpus JSON, MiniMalloc CSV) at once; `model` (those and
+ * ONNX and TFLite) and `npu` (NPU cases) when a file needs them, so a page that never
+ * opens a model downloads and compiles no importers.
+ */
+const MODULES = { graph: './pkg/memplan_worker.js', model: './pkg/memplan_models.js', npu: './pkg/memplan_npu.js' };
+const loading = {};
+/** The modules loaded, by reader. */
+const loaded = {};
 
-const ready = init();
-let instance = null;
-ready.then((exports) => { instance = exports; });
+/** The module for files of `reader` (a key of {@link MODULES}), with its `memory`; a module that failed to load is tried again at the next need. */
+function module(reader) {
+  loading[reader] ??= import(MODULES[reader])
+    .then(async (m) => {
+      loaded[reader] = { ...m, memory: (await m.default()).memory };
+      return loaded[reader];
+    })
+    .catch((e) => {
+      delete loading[reader];
+      throw new Error(`the planner's ${reader} module could not be loaded: ${e?.message ?? e}`);
+    });
+  return loading[reader];
+}
+
+const ready = module('graph');
 /** Files up to this size are read whole; larger ones by ranges. */
 const WHOLE = 64 << 20;
 let open = null;
@@ -20,18 +41,21 @@ function current(mode) {
 }
 
 const handlers = {
-  /** Reads file `name` (`data`: a Blob or bytes), with `read` (free dimensions, data-dependent sizes) for a model; the previous session stays when it cannot be read. A file above {@link WHOLE} is read by ranges, so a model of gigabytes never sits whole in memory. */
-  open({ data, name, read }) {
+  /** Reads file `name` (`data`: a Blob or bytes), with `read` (free dimensions, data-dependent sizes) for a model; the previous session stays when it cannot be read. A file above {@link WHOLE} is read by ranges, so a model of gigabytes never sits whole in memory; only a model may be that large, so it goes to the model reader. */
+  async open({ data, name, read }) {
     let session;
     let mode = 'graph';
     if (data instanceof Blob && data.size > WHOLE) {
       const reader = new FileReaderSync();
       const readAt = (at, length) => new Uint8Array(reader.readAsArrayBuffer(data.slice(at, at + length)));
+      const { Session } = await module('model');
       session = Session.fromSource(data.size, readAt, name, read);
     } else {
       const bytes = data instanceof Blob ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(data)) : data;
-      mode = isNpuCase(bytes) ? 'npu' : 'graph';
-      session = mode === 'npu' ? new NpuSession(bytes, name) : new Session(bytes, name, read);
+      const kind = (await ready).readerOf(bytes);
+      mode = kind === 'npu' ? 'npu' : 'graph';
+      const m = await module(kind);
+      session = mode === 'npu' ? new m.NpuSession(bytes, name) : new m.Session(bytes, name, read);
     }
     open?.session.free();
     open = { mode, session };
@@ -73,17 +97,26 @@ const handlers = {
   },
 };
 
-/** The worker's wasm memory in bytes, for the tests of big files. */
-handlers.memory = () => instance.memory.buffer.byteLength;
+/** The worker's wasm memory in bytes (all its modules'), for the tests of big files. */
+handlers.memory = () => Object.values(loaded).reduce((sum, m) => sum + m.memory.buffer.byteLength, 0);
 
 /** Panics in wasm with `message`, as a bug would, for the tests of the way back. */
-handlers.panic = ({ message }) => panicForTests(message);
+handlers.panic = async ({ message }) => (await ready).panicForTests(message);
 
-self.onmessage = async ({ data: { id, op, args } }) => {
+/** The message of the panic a module took, if one did. */
+function takePanic() {
+  for (const m of Object.values(loaded)) {
+    const message = m.takePanic();
+    if (message != null) return message;
+  }
+  return null;
+}
+
+/** Answers one request; requests are answered one at a time in the order they came, even while a module loads. */
+async function answer({ id, op, args }) {
   try {
-    await ready;
     const progress = (value) => self.postMessage({ id, progress: value });
-    const value = handlers[op](args, progress);
+    const value = await handlers[op](args, progress);
     const bytes = Object.values(value ?? {}).filter((v) => v instanceof Uint8Array);
     self.postMessage({ id, ok: true, value }, bytes.map((v) => v.buffer));
   } catch (e) {
@@ -97,4 +130,9 @@ self.onmessage = async ({ data: { id, op, args } }) => {
     // model that did not import with its free dims as they were lists them
     self.postMessage({ id, ok: false, error: e?.message ?? String(e), kind: e?.kind ?? null, value: e?.value ?? null, dims: e?.dims ?? null });
   }
+}
+
+let queue = Promise.resolve();
+self.onmessage = ({ data }) => {
+  queue = queue.then(() => answer(data));
 };

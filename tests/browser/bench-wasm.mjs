@@ -25,10 +25,11 @@ const dir = join(ROOT, '../shared/corpus/minimalloc');
 const files = positionals.length ? positionals : readdirSync(dir).filter((f) => f.endsWith('.csv')).sort().map((f) => join(dir, f));
 
 const pkg = resolve(opts.pkg);
-const wasm = await import(join(pkg, 'memplan.js'));
-wasm.initSync({ module: readFileSync(join(pkg, 'memplan_bg.wasm')) });
+// MiniMalloc CSVs: the module the page's worker reads them with
+const wasm = await import(join(pkg, 'memplan_worker.js'));
+wasm.initSync({ module: readFileSync(join(pkg, 'memplan_worker_bg.wasm')) });
 const options = { capacity: opts.capacity, budget_ms: Number(opts.budget), wall_clock: true };
-console.log(`${pkg}: ${statSync(join(pkg, 'memplan_bg.wasm')).size} bytes of wasm`);
+console.log(`${pkg}: ${statSync(join(pkg, 'memplan_worker_bg.wasm')).size} bytes of wasm`);
 console.log(`${opts.strategy} in wasm (Node ${process.versions.node}, V8 ${process.versions.v8}), capacity ${opts.capacity}, budget ${opts.budget} ms`);
 console.log(['file', 'peak', 'x capacity', 'fits', 'valid', 'time'].map((h, k) => (k ? h.padStart(12) : h.padEnd(20))).join(''));
 for (const file of files) {

@@ -95,7 +95,7 @@ withBrowser(async (context, url) => {
     const folder = name.replace(/\.zip$/, '');
     check('every entry sits in one folder', entries.every((e) => e.path.startsWith(`${folder}/`)), entries.map((e) => e.path).join(' '));
     const paths = entries.map((e) => e.path.slice(folder.length + 1));
-    for (const want of ['index.html', 'www/main.js', 'www/pkg/memplan_bg.wasm', 'demo/graph.json']) {
+    for (const want of ['index.html', 'www/main.js', 'www/pkg/memplan_page_bg.wasm', 'www/pkg/memplan_worker_bg.wasm', 'www/pkg/memplan_models_bg.wasm', 'www/pkg/memplan_npu_bg.wasm', 'demo/graph.json']) {
       check(`the bundle holds ${want}`, paths.includes(want));
     }
     const index = entries.find((e) => e.path === `${folder}/index.html`).bytes.toString('utf8');

@@ -1,5 +1,6 @@
-// Determinism across builds: the wasm module (www/pkg, instantiated in Node with
-// initSync, the same code the page's worker runs) and the native CLI
+// Determinism across builds: the worker's wasm modules (www/pkg, instantiated in Node
+// with initSync, the same code the page's worker runs: `worker` for graphs and CSV,
+// `models` for models and for everything else too) and the native CLI
 // (target/release/memplan plan FILE --json -) give the same plan for the same input
 // and options: strategy, peak, lower bound, order and every tensor's offset.
 //
@@ -45,34 +46,53 @@ function native(file, strategy) {
 }
 
 async function main() {
-  for (const need of ['www/pkg/memplan_bg.wasm', 'target/release/memplan']) {
+  for (const need of ['www/pkg/memplan_worker_bg.wasm', 'www/pkg/memplan_models_bg.wasm', 'target/release/memplan']) {
     if (!existsSync(join(ROOT, need))) {
       console.error(`${need} is missing: run ./build.sh and cargo build --release first`);
       process.exit(2);
     }
   }
-  const wasm = await import(join(ROOT, 'www/pkg/memplan.js'));
-  wasm.initSync({ module: readFileSync(join(ROOT, 'www/pkg/memplan_bg.wasm')) });
-  const strategies = wasm.strategies().map((s) => (typeof s === 'string' ? s : s.name));
+  const load = async (name) => {
+    const wasm = await import(join(ROOT, `www/pkg/memplan_${name}.js`));
+    wasm.initSync({ module: readFileSync(join(ROOT, `www/pkg/memplan_${name}_bg.wasm`)) });
+    return wasm;
+  };
+  const builds = { worker: await load('worker'), models: await load('models') };
+  const strategies = builds.worker.strategies().map((s) => (typeof s === 'string' ? s : s.name));
+  check('both builds list the same strategies', JSON.stringify(builds.models.strategies()) === JSON.stringify(builds.worker.strategies()));
   for (const file of INPUTS) {
     if (!existsSync(file)) {
       check(`${file} is there to compare`, false, 'missing: the shared corpus is needed');
       continue;
     }
     const bytes = readFileSync(file);
-    const session = new wasm.Session(bytes, basename(file));
-    for (const strategy of strategies) {
-      const options = { budget_ms: BUDGET_MS };
-      const page = essentials(session.plan(strategy, options));
-      const again = essentials(new wasm.Session(bytes, basename(file)).plan(strategy, options));
-      const cli = essentials(native(file, strategy));
-      const what = `${basename(file)} ${strategy}`;
-      check(`${what}: wasm plans the same twice`, page === again);
-      check(`${what}: wasm and native give the same plan`, page === cli,
-        `wasm ${page.slice(0, 160)} / native ${cli.slice(0, 160)}`);
+    // the worker reads a model with the `models` build and anything else with `worker`
+    const model = builds.worker.readerOf(bytes) === 'model';
+    check(`${basename(file)}: the worker's reader is ${model ? 'models' : 'worker'}`, model === /\.(onnx|tflite)$/.test(file));
+    const names = model ? ['models'] : ['worker', 'models'];
+    for (const name of names) {
+      const wasm = builds[name];
+      const session = new wasm.Session(bytes, basename(file));
+      for (const strategy of strategies) {
+        const options = { budget_ms: BUDGET_MS };
+        const page = essentials(session.plan(strategy, options));
+        const again = essentials(new wasm.Session(bytes, basename(file)).plan(strategy, options));
+        const cli = essentials(native(file, strategy));
+        const what = `${basename(file)} ${strategy} (${name})`;
+        check(`${what}: wasm plans the same twice`, page === again);
+        check(`${what}: wasm and native give the same plan`, page === cli,
+          `wasm ${page.slice(0, 160)} / native ${cli.slice(0, 160)}`);
+      }
+      session.free?.();
     }
-    session.free?.();
   }
+  let refused = '';
+  try {
+    new builds.worker.Session(readFileSync(INPUTS.find((f) => f.endsWith('.onnx'))), 'model.onnx');
+  } catch (e) {
+    refused = e.message;
+  }
+  check('the worker build refuses a model, saying why', /reads no onnx models/.test(refused), refused);
   console.log(`${results.passed} passed, ${results.failed} failed`);
   process.exit(results.failed === 0 && results.passed > 0 ? 0 : 1);
 }

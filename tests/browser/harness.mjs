@@ -49,7 +49,7 @@ export function check(what, ok, detail = '') {
 
 /** Serves the repo and opens Chromium; runs `body(context, url)` and reports. */
 export async function withBrowser(body, options = {}) {
-  if (!existsSync(join(ROOT, 'www/pkg/memplan_bg.wasm'))) {
+  if (!existsSync(join(ROOT, 'www/pkg/memplan_worker_bg.wasm'))) {
     console.error('www/pkg is missing: run ./build.sh first');
     process.exit(2);
   }

@@ -11,6 +11,13 @@
 //! | `onnx` (protobuf) | a `ModelProto` with a graph and an IR version or opset |
 //! | `text` (memplan text) | UTF-8 whose first statement is `graph NAME`, a tensor declaration or an op line (with `:`) |
 
+// Without the `models` feature the importers' code is still compiled (format
+// detection uses it) but never called, so the linker leaves it out.
+#![cfg_attr(
+    not(feature = "models"),
+    allow(dead_code, unused_imports, unused_variables)
+)]
+
 pub mod contest;
 mod corpus;
 mod flatbuf;
@@ -234,8 +241,12 @@ pub fn read_with(
         Format::Native => native::read(data, name),
         Format::Corpus => corpus::read(data, name),
         Format::MiniMalloc => minimalloc::read(data, name),
+        #[cfg(feature = "models")]
         Format::Tflite => tflite::read(data, name, opts),
+        #[cfg(feature = "models")]
         Format::Onnx => onnx_shapes(data, name, opts).map(|(g, _)| g),
+        #[cfg(not(feature = "models"))]
+        Format::Tflite | Format::Onnx => Err(without_models(format)),
         Format::Text => text::read(data, name),
     }
 }
@@ -264,10 +275,29 @@ pub fn read_source(
         }
     };
     match format {
+        #[cfg(feature = "models")]
         Format::Onnx => onnx_shapes_source(src, name, opts).map(|(g, _)| g),
+        #[cfg(feature = "models")]
         Format::Tflite => tflite::read_source(src, name, opts),
+        #[cfg(not(feature = "models"))]
+        Format::Tflite | Format::Onnx => Err(without_models(format)),
         other => read_with(&whole(src)?, Some(other), name, opts),
     }
+}
+
+/// True when `data` is a model (ONNX or TFLite), which only a build with the
+/// `models` feature reads.
+pub fn is_model(data: &[u8]) -> bool {
+    tflite::is_tflite(data) || onnx::is_onnx(data)
+}
+
+/// The error of a build without the importers given a model.
+#[cfg(not(feature = "models"))]
+fn without_models(format: Format) -> Error {
+    Error::usage(format!(
+        "this build of memplan reads no {} models (it was built without the `models` feature)",
+        format.name()
+    ))
 }
 
 /// All of `src`, within [`MAX_INPUT_BYTES`].

@@ -1,7 +1,8 @@
 //! The page's side of a graph: the plan reports the worker made, drawn on canvases.
 //! The time-by-address chart paints its boxes into a [`Raster`] kept between redraws.
 
-use super::{canvas_area, js_error, slot_index, to_js, view, with_raster};
+use super::{canvas_area, slot_index, view, with_raster};
+use crate::errors::{js_error, to_js};
 use crate::Thrown;
 use memplan::plan::Plan;
 use memplan::PlanReport;

@@ -89,6 +89,7 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, Thrown>
 }
 
 /// `value` as compact JSON text, the form reports leave the worker in.
+#[cfg(any(feature = "worker", feature = "npu"))]
 pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, Thrown> {
     serde_json::to_string(value).map_err(js_error)
 }

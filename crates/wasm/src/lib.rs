@@ -7,31 +7,64 @@
 //! plotters measures text through the page's DOM. Every error crosses as a JS `Error`
 //! with the core's message.
 
+//!
+//! The page loads what it needs when it needs it (features, built by build.sh into
+//! one module each): `page` draws (the page's instance), `worker` reads and plans
+//! graphs in memplan's formats and CSV (the worker's first module), `models` adds the
+//! ONNX and TFLite importers, `npu` the NPU scheduler; the last two are loaded by the
+//! worker only for a model or an NPU case. The default, every feature, is what the
+//! tests use.
+
+#[cfg(feature = "page")]
 mod canvas;
+#[cfg(feature = "page")]
 mod draw;
 mod errors;
 mod heap;
+#[cfg(feature = "npu")]
 mod npu;
+#[cfg(feature = "page")]
 mod npu_draw;
+#[cfg(feature = "worker")]
 mod session;
+#[cfg(feature = "page")]
 mod teach;
-#[cfg(test)]
+#[cfg(all(test, feature = "page", feature = "models", feature = "npu"))]
 mod tests;
 
+#[cfg(feature = "page")]
 pub(crate) use canvas::{canvas_area, view, with_raster};
 pub use errors::Thrown;
-pub(crate) use errors::{js_error, to_js, to_json};
+#[cfg(feature = "worker")]
 pub use session::Session;
 
+use errors::to_js;
 use memplan::Strategy;
 use memplan_formats::{self as formats, format_size};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-/// True when `bytes` hold an NPU scheduling case, which [`npu::NpuSession`] reads.
-#[wasm_bindgen(js_name = isNpuCase)]
-pub fn is_npu_case(bytes: &[u8]) -> bool {
-    formats::is_npu_case(bytes)
+/// What reads `bytes`: `"npu"` for an NPU scheduling case (the `npu` module's
+/// `NpuSession`), `"model"` for an ONNX or TFLite model (the `models` module's
+/// `Session`), `"graph"` for anything else (any module's `Session`, which may still
+/// find it unreadable).
+#[wasm_bindgen(js_name = readerOf)]
+pub fn reader_of(bytes: &[u8]) -> String {
+    if formats::is_npu_case(bytes) {
+        "npu".into()
+    } else if formats::is_model(bytes) {
+        "model".into()
+    } else {
+        "graph".into()
+    }
+}
+
+#[cfg(any(feature = "worker", feature = "npu"))]
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()`: milliseconds on the page's (or worker's) clock.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    pub(crate) fn now_ms() -> f64;
 }
 
 #[derive(Serialize)]
@@ -40,6 +73,7 @@ struct StrategyInfo {
     about: &'static str,
 }
 
+#[cfg(feature = "page")]
 /// The plan slot JS names: 0 (the default) or 1.
 fn slot_index(slot: Option<u8>) -> Result<usize, Thrown> {
     match slot.unwrap_or(0) {

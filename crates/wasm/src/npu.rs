@@ -2,7 +2,7 @@
 //! the capacities the page asks for, each solution reported as JSON text for the page
 //! to show and draw (see `npu_draw`).
 
-use super::{js_error, to_js, to_json};
+use crate::errors::{js_error, to_js, to_json};
 use crate::Thrown;
 use memplan::check::npu::{check_npu, NpuReport};
 use memplan::npu::bounds::Bounds;
@@ -220,7 +220,7 @@ impl NpuSession {
             if pending.borrow().is_none() {
                 return;
             }
-            let now = crate::session::now_ms();
+            let now = crate::now_ms();
             if !force && now - last.get() < NPU_PROGRESS_EVERY_MS {
                 return;
             }

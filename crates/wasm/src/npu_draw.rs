@@ -3,7 +3,8 @@
 //! level, the spill timeline, the per-pipe Gantt chart). Level charts paint their
 //! boxes into a kept [`Raster`].
 
-use super::{canvas_area, js_error, to_js, view, with_raster};
+use super::{canvas_area, view, with_raster};
+use crate::errors::{js_error, to_js};
 use crate::Thrown;
 use memplan::npu::export::View as NpuView;
 use memplan_render::{self as render, Boxes, Raster};

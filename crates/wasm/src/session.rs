@@ -3,6 +3,7 @@
 //! reports by handle.
 
 use crate::errors::{js_error, to_js, to_json, Thrown};
+use crate::now_ms;
 use memplan::pack::{Budget, Progress};
 use memplan::{analyse, Analysis, Graph, Options, PackOptions, PlanReport, Strategy};
 use memplan_formats as formats;
@@ -446,10 +447,3 @@ const MAX_BUDGET_MS: f64 = 600_000.0;
 
 /// Least time between two progress calls of a search.
 pub const PROGRESS_EVERY_MS: f64 = 100.0;
-
-#[wasm_bindgen]
-extern "C" {
-    /// `performance.now()`: milliseconds on the page's (or worker's) clock.
-    #[wasm_bindgen(js_namespace = performance, js_name = now)]
-    pub(crate) fn now_ms() -> f64;
-}

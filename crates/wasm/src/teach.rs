@@ -2,8 +2,9 @@
 //! in the worker by `Session::lesson`) and its plan and draws them at any moment
 //! (a stage and a position).
 
-use super::{canvas_area, js_error, to_js, view, with_raster};
+use super::{canvas_area, view, with_raster};
 use crate::draw::Drawing;
+use crate::errors::{js_error, to_js};
 use crate::Thrown;
 use memplan::teach::{Lesson, Moment, Stage};
 use memplan::PlanReport;
