@@ -15,7 +15,8 @@ pub fn pack(buffers: &[Buffer], opts: PackOptions, place: Place) -> Vec<u64> {
     let placed = |key: fn(&Buffer) -> (Reverse<u64>, Reverse<u64>)| {
         move || {
             let mut visit: Vec<u32> = (0..buffers.len() as u32).collect();
-            visit.sort_by_key(|&i| (key(&buffers[i as usize]), i));
+            // the key ends with the index, so an unstable sort gives the stable order
+            visit.sort_unstable_by_key(|&i| (key(&buffers[i as usize]), i));
             place(buffers, &visit, Fit::Best, opts)
         }
     };

@@ -189,7 +189,8 @@ impl<'b> Orders<'b> {
             }
         };
         let mut v: Vec<u32> = (0..buffers.len() as u32).collect();
-        v.sort_by_key(|&i| (Reverse(key(&buffers[i as usize], i as usize)), i));
+        // the key ends with the index, so an unstable sort gives the stable order
+        v.sort_unstable_by_key(|&i| (Reverse(key(&buffers[i as usize], i as usize)), i));
         v
     }
 }

@@ -236,18 +236,24 @@ impl Solver<'_> {
                 .max()
                 .unwrap_or(0)
         };
-        let length = |b: u32| p.length[b as usize];
-        let area = |b: u32| u128::from(p.size[b as usize]) * u128::from(length(b));
-        match rank {
-            Rank::LengthAreaTotal => {
-                part.sort_by_key(|&b| (Reverse(length(b)), Reverse(area(b)), Reverse(most(b)), b))
-            }
-            Rank::TotalAreaLength => {
-                part.sort_by_key(|&b| (Reverse(most(b)), Reverse(area(b)), Reverse(length(b)), b))
-            }
-            Rank::TotalLengthArea => {
-                part.sort_by_key(|&b| (Reverse(most(b)), Reverse(length(b)), Reverse(area(b)), b))
-            }
+        let length = |b: u32| u128::from(p.length[b as usize]);
+        let area = |b: u32| u128::from(p.size[b as usize]) * length(b);
+        // each key once per buffer, all three ranks through one sort; the key ends
+        // with the buffer, so the unstable sort's order is the only one
+        let mut keyed: Vec<([u128; 3], u32)> = part
+            .iter()
+            .map(|&b| {
+                let key = match rank {
+                    Rank::LengthAreaTotal => [length(b), area(b), u128::from(most(b))],
+                    Rank::TotalAreaLength => [u128::from(most(b)), area(b), length(b)],
+                    Rank::TotalLengthArea => [u128::from(most(b)), length(b), area(b)],
+                };
+                (key, b)
+            })
+            .collect();
+        keyed.sort_unstable_by_key(|&(key, b)| (Reverse(key), b));
+        for (slot, (_, b)) in part.iter_mut().zip(keyed) {
+            *slot = b;
         }
         self.search(s_lo, s_hi, &part, rank, (0, 0), budget)
     }

@@ -40,7 +40,7 @@ pub use session::Session;
 
 use errors::to_js;
 use memplan::Strategy;
-use memplan_formats::{self as formats, format_size};
+use memplan_formats::format_size;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -48,11 +48,12 @@ use wasm_bindgen::prelude::*;
 /// `NpuSession`), `"model"` for an ONNX or TFLite model (the `models` module's
 /// `Session`), `"graph"` for anything else (any module's `Session`, which may still
 /// find it unreadable).
+#[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = readerOf)]
 pub fn reader_of(bytes: &[u8]) -> String {
-    if formats::is_npu_case(bytes) {
+    if memplan_formats::is_npu_case(bytes) {
         "npu".into()
-    } else if formats::is_model(bytes) {
+    } else if memplan_formats::is_model(bytes) {
         "model".into()
     } else {
         "graph".into()
