@@ -367,6 +367,7 @@ function wireDrop() {
   window.addEventListener('dragover', (e) => {
     if (!hasFiles(e)) return;
     e.preventDefault();
+    if (dropZone.hidden) planner.expectFile();
     dropZone.hidden = false;
   });
   window.addEventListener('dragleave', (e) => {
@@ -455,6 +456,8 @@ async function setup() {
     const button = e.target.closest('button[data-example]');
     if (button) openExample(button.dataset.example);
   });
+  // the picker is open: most files opened are models, so their reader is fetched meanwhile
+  fileInput.addEventListener('click', () => planner.expectFile());
   fileInput.addEventListener('change', async () => {
     await openFile(fileInput.files[0]);
     fileInput.value = '';

@@ -83,6 +83,11 @@ export function keep(file) {
   kept = file;
 }
 
+/** Tells the worker a file is likely to come (one is dragged over the page, or the file picker opened), so that it fetches the model reader's module ahead, unasked-for answers and order aside. */
+export function expectFile() {
+  worker.postMessage({ preload: 'model' });
+}
+
 /** Sends `op` with `args` to the worker; resolves with its answer, rejects with its error or {@link Cancelled}; `onProgress` sees the request's progress notes. */
 export function request(op, args, onProgress = null) {
   if (reopen && op !== 'open') {

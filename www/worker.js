@@ -134,5 +134,8 @@ async function answer({ id, op, args }) {
 
 let queue = Promise.resolve();
 self.onmessage = ({ data }) => {
-  queue = queue.then(() => answer(data));
+  // a hint that a file is coming: fetch its module now, beside the queue, answering
+  // nothing (a failure shows when the file needs the module)
+  if (data.preload) module(data.preload).catch(() => {});
+  else queue = queue.then(() => answer(data));
 };

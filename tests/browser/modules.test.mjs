@@ -3,7 +3,8 @@
 // the page's module and the worker's graph module, under 1 MB together; an NPU case
 // fetches the NPU module and a model the model module, each once; a model opened while
 // the model module downloads still opens; a module that cannot be fetched is an error
-// the page shows, and the next try loads it.
+// the page shows, and the next try loads it; a file dragged over the page fetches the
+// model module before it is dropped.
 
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,5 +80,24 @@ withBrowser(async (context, url) => {
   await settled(cold);
   check('the next try loads it and opens the model', (await text(cold, 'graph-name')) === 'light_squeezenet', await text(cold, 'error'));
   check('no page errors', coldProblems.length === 0, coldProblems.join('; '));
+  // a file dragged over the page: the model module comes ahead of the drop
+  const hinted = await context.newPage();
+  const hintedProblems = [];
+  watch(hinted, hintedProblems);
+  await hinted.goto(url);
+  await settled(hinted);
+  const before = fetched.filter((m) => m === 'models').length;
+  const files = await hinted.evaluateHandle(() => {
+    const data = new DataTransfer();
+    data.items.add(new File(['{}'], 'model.onnx'));
+    return data;
+  });
+  await hinted.dispatchEvent('body', 'dragover', { dataTransfer: files });
+  await hinted.waitForFunction(() => !document.getElementById('drop').hidden);
+  const deadline = Date.now() + 10000;
+  while (fetched.filter((m) => m === 'models').length === before && Date.now() < deadline) await hinted.waitForTimeout(50);
+  check('a file dragged over the page fetches the model module before the drop', fetched.filter((m) => m === 'models').length === before + 1, fetched.join(' '));
+  check('and nothing is opened', (await text(hinted, 'graph-name')) === 'transformer_layer');
+  check('no console errors or page errors after the hint', hintedProblems.length === 0, hintedProblems.join('; '));
   console.log(`modules: page ${wasmBytes('page')}, worker ${wasmBytes('worker')}, models ${wasmBytes('models')}, npu ${wasmBytes('npu')} bytes of wasm`);
 }, { deviceScaleFactor: 1 });
