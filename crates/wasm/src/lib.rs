@@ -6,7 +6,6 @@
 //! [`draw::Drawing`] (or [`npu_draw::NpuDrawing`]) is made from those reports, since
 //! plotters measures text through the page's DOM. Every error crosses as a JS `Error`
 //! with the core's message.
-
 //!
 //! The page loads what it needs when it needs it (features, built by build.sh into
 //! one module each): `page` draws (the page's instance), `worker` reads and plans
@@ -74,8 +73,8 @@ struct StrategyInfo {
     about: &'static str,
 }
 
-#[cfg(feature = "page")]
 /// The plan slot JS names: 0 (the default) or 1.
+#[cfg(feature = "page")]
 fn slot_index(slot: Option<u8>) -> Result<usize, Thrown> {
     match slot.unwrap_or(0) {
         s @ (0 | 1) => Ok(usize::from(s)),
