@@ -82,6 +82,13 @@ struct Solver<'p> {
     log: Vec<Change>,
     stamp: Vec<u32>,
     epoch: u32,
+    /// Scratch vectors kept for reuse, so that a node allocates nothing: the
+    /// candidates of the nodes on the current path, the parts being solved, the
+    /// keys of the part being ranked, the sections a placement touched.
+    spare_cands: Vec<Vec<(u64, u32)>>,
+    spare_parts: Vec<Vec<u32>>,
+    keyed: Vec<([u128; 3], u32)>,
+    affected: Vec<u32>,
     nodes_left: u64,
     /// Work done so far, in entries visited (buffers, sections, overlaps, log
     /// entries), and how much of it is charged to the budget already.
@@ -151,6 +158,10 @@ impl<'p> Decider<'p> {
             log: Vec::new(),
             stamp: vec![0; n_sections],
             epoch: 0,
+            spare_cands: Vec::new(),
+            spare_parts: Vec::new(),
+            keyed: Vec::new(),
+            affected: Vec::new(),
             nodes_left: 0,
             steps: 0,
             charged: 0,
@@ -202,17 +213,21 @@ impl Solver<'_> {
         let mut from = s_lo;
         for s in s_lo..s_hi {
             if s + 1 == s_hi || self.cuts[s as usize] == 0 {
-                let part: Vec<u32> = within
-                    .iter()
-                    .copied()
-                    .filter(|&b| self.offset[b as usize] == NONE)
-                    .filter(|&b| self.p.lo[b as usize] <= s && self.p.hi[b as usize] > from)
-                    .collect();
-                if !part.is_empty() {
-                    let status = self.solve(from, s + 1, part, rank, budget);
-                    if status != Status::Found {
-                        return status;
-                    }
+                let mut part = self.spare_parts.pop().unwrap_or_default();
+                part.clear();
+                part.extend(within.iter().copied().filter(|&b| {
+                    self.offset[b as usize] == NONE
+                        && self.p.lo[b as usize] <= s
+                        && self.p.hi[b as usize] > from
+                }));
+                let status = if part.is_empty() {
+                    Status::Found
+                } else {
+                    self.solve(from, s + 1, &mut part, rank, budget)
+                };
+                self.spare_parts.push(part);
+                if status != Status::Found {
+                    return status;
                 }
                 from = s + 1;
             }
@@ -225,7 +240,7 @@ impl Solver<'_> {
         &mut self,
         s_lo: u32,
         s_hi: u32,
-        mut part: Vec<u32>,
+        part: &mut [u32],
         rank: Rank,
         budget: &mut Budget,
     ) -> Status {
@@ -240,22 +255,22 @@ impl Solver<'_> {
         let area = |b: u32| u128::from(p.size[b as usize]) * length(b);
         // each key once per buffer, all three ranks through one sort; the key ends
         // with the buffer, so the unstable sort's order is the only one
-        let mut keyed: Vec<([u128; 3], u32)> = part
-            .iter()
-            .map(|&b| {
-                let key = match rank {
-                    Rank::LengthAreaTotal => [length(b), area(b), u128::from(most(b))],
-                    Rank::TotalAreaLength => [u128::from(most(b)), area(b), length(b)],
-                    Rank::TotalLengthArea => [u128::from(most(b)), length(b), area(b)],
-                };
-                (key, b)
-            })
-            .collect();
+        let mut keyed = std::mem::take(&mut self.keyed);
+        keyed.clear();
+        keyed.extend(part.iter().map(|&b| {
+            let key = match rank {
+                Rank::LengthAreaTotal => [length(b), area(b), u128::from(most(b))],
+                Rank::TotalAreaLength => [u128::from(most(b)), area(b), length(b)],
+                Rank::TotalLengthArea => [u128::from(most(b)), length(b), area(b)],
+            };
+            (key, b)
+        }));
         keyed.sort_unstable_by_key(|&(key, b)| (Reverse(key), b));
-        for (slot, (_, b)) in part.iter_mut().zip(keyed) {
+        for (slot, &(_, b)) in part.iter_mut().zip(&keyed) {
             *slot = b;
         }
-        self.search(s_lo, s_hi, &part, rank, (0, 0), budget)
+        self.keyed = keyed;
+        self.search(s_lo, s_hi, part, rank, (0, 0), budget)
     }
 
     fn search(
@@ -277,12 +292,33 @@ impl Solver<'_> {
         if budget.charge(self.steps, STEPS_PER_UNIT, &mut self.charged) {
             return Status::OutOfTime;
         }
-        let mut cands: Vec<(u64, u32)> = order
-            .iter()
-            .enumerate()
-            .filter(|(_, &b)| self.offset[b as usize] == NONE)
-            .map(|(r, &b)| (self.min_offset[b as usize], r as u32))
-            .collect();
+        let mut cands = self.spare_cands.pop().unwrap_or_default();
+        cands.clear();
+        cands.extend(
+            order
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| self.offset[b as usize] == NONE)
+                .map(|(r, &b)| (self.min_offset[b as usize], r as u32)),
+        );
+        let status = self.try_each(s_lo, s_hi, order, rank, last, &mut cands, budget);
+        self.spare_cands.push(cands);
+        status
+    }
+
+    /// The candidates of a node (lowest offset first), each placed and searched
+    /// on until one leads to a packing.
+    #[allow(clippy::too_many_arguments)]
+    fn try_each(
+        &mut self,
+        s_lo: u32,
+        s_hi: u32,
+        order: &[u32],
+        rank: Rank,
+        last: (u64, u32),
+        cands: &mut [(u64, u32)],
+        budget: &mut Budget,
+    ) -> Status {
         if cands.is_empty() {
             return Status::Found;
         }
@@ -293,7 +329,7 @@ impl Solver<'_> {
             .map(|&(o, r)| o + self.p.size[order[r as usize] as usize])
             .min()
             .unwrap_or(0);
-        for &(off, r) in &cands {
+        for &(off, r) in cands.iter() {
             if off >= min_height {
                 break;
             }
@@ -351,7 +387,8 @@ impl Solver<'_> {
         self.offset[bi] = off;
         self.solution[bi] = off;
         self.epoch += 1;
-        let mut affected: Vec<u32> = Vec::new();
+        let mut affected = std::mem::take(&mut self.affected);
+        affected.clear();
         self.steps += (p.overlaps[bi].len() + (p.hi[bi] - p.lo[bi]) as usize) as u64;
         for &o in &p.overlaps[bi] {
             let oi = o as usize;
@@ -374,7 +411,7 @@ impl Solver<'_> {
             self.floor[si] = top;
             self.total[si] -= p.size[bi];
         }
-        for s in affected {
+        for &s in &affected {
             let si = s as usize;
             self.steps += p.members[si].len() as u64;
             let lowest = p.members[si]
@@ -389,6 +426,7 @@ impl Solver<'_> {
                 }
             }
         }
+        self.affected = affected;
     }
 
     fn unplace(&mut self, b: u32, mark: usize) {
