@@ -152,32 +152,60 @@ where
     B: FnOnce() -> RB + Send,
     RB: Send,
 {
+    match spare_core() {
+        Some(core) => beside(core, a, b),
+        None => {
+            let first = a();
+            (first, b())
+        }
+    }
+}
+
+/// A core lent to a second thread; given back when dropped.
+pub struct Core(());
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        LENT.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Threads lent besides their callers ([`Core`]s not given back).
+static LENT: AtomicUsize = AtomicUsize::new(0);
+
+/// A core for a second thread, when the machine has one that no other [`Core`]
+/// holds; never in the wasm build, which has no threads.
+pub fn spare_core() -> Option<Core> {
     // asked once: the answer reads the process's CPU quota from files on Linux
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    // threads `both` has running besides their callers
-    static LENT: AtomicUsize = AtomicUsize::new(0);
-    let cores =
-        || *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let lend = || {
-        let lent = LENT.fetch_add(1, Ordering::Relaxed);
-        if lent + 1 < cores() {
-            return true;
-        }
-        LENT.fetch_sub(1, Ordering::Relaxed);
-        false
-    };
-    if cfg!(target_arch = "wasm32") || cores() < 2 || !lend() {
-        let first = a();
-        return (first, b());
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if cfg!(target_arch = "wasm32") || cores < 2 {
+        return None;
     }
-    // the thread is given back however the two end, a panic included
-    struct Back;
-    impl Drop for Back {
-        fn drop(&mut self) {
-            LENT.fetch_sub(1, Ordering::Relaxed);
-        }
+    let lent = LENT.fetch_add(1, Ordering::Relaxed);
+    if lent + 1 < cores {
+        return Some(Core(()));
     }
-    let _back = Back;
+    LENT.fetch_sub(1, Ordering::Relaxed);
+    None
+}
+
+/// A core lent whatever the machine has, for tests of the code that runs beside.
+#[cfg(test)]
+pub(crate) fn core_for_tests() -> Core {
+    LENT.fetch_add(1, Ordering::Relaxed);
+    Core(())
+}
+
+/// `(a(), b())` with `b` on a thread of its own, on `core` (given back however the
+/// two end, a panic included).
+pub fn beside<A, B, RA, RB>(core: Core, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    let _core = core;
     std::thread::scope(|scope| {
         let other = scope.spawn(b);
         let first = a();

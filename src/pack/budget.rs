@@ -14,6 +14,8 @@
 //! its end whatever the budget, so a plan always comes back; when that alone
 //! takes longer, [`Budget::overran`] says so.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 /// Work units standing in for one millisecond when no clock is given.
 pub const WORK_PER_MS: u64 = 400;
 
@@ -36,7 +38,7 @@ pub struct Progress {
 /// A deadline in time (with a clock) or in work units (without), plus an
 /// optional progress callback.
 pub struct Budget<'a> {
-    clock: Option<&'a dyn Fn() -> f64>,
+    clock: Option<Clock<'a>>,
     start_ms: f64,
     /// Absolute deadline on the clock.
     deadline_ms: f64,
@@ -48,7 +50,13 @@ pub struct Budget<'a> {
     given_ms: f64,
     given_work: u64,
     progress: Option<&'a mut dyn FnMut(&Progress)>,
+    /// Set from another thread to end the budget (read when the clock is).
+    stop: Option<&'a AtomicBool>,
 }
+
+/// Milliseconds, any origin; readable from any thread, so that a search may run
+/// part of its work beside its caller until the same deadline.
+pub type Clock<'a> = &'a (dyn Fn() -> f64 + Sync);
 
 /// Work or time may exceed the budget by this share before [`Budget::overran`]
 /// says so (a pass stops within a buffer of the limit, the clock is read now
@@ -74,11 +82,12 @@ impl<'a> Budget<'a> {
             given_ms: f64::INFINITY,
             given_work: units,
             progress: None,
+            stop: None,
         }
     }
 
     /// `ms` milliseconds on `clock` (milliseconds, any origin).
-    pub fn timed(clock: &'a dyn Fn() -> f64, ms: f64) -> Budget<'a> {
+    pub fn timed(clock: Clock<'a>, ms: f64) -> Budget<'a> {
         let start_ms = clock();
         Budget {
             clock: Some(clock),
@@ -90,7 +99,21 @@ impl<'a> Budget<'a> {
             given_ms: ms.max(0.0),
             given_work: u64::MAX,
             progress: None,
+            stop: None,
         }
+    }
+
+    /// The clock and the deadline on it, for a budget on a clock.
+    pub(crate) fn deadline(&self) -> Option<(Clock<'a>, f64)> {
+        self.clock.map(|clock| (clock, self.deadline_ms))
+    }
+
+    /// A budget for work beside this one's: until `deadline_ms` on `clock`, or
+    /// until `stop` is set, without progress reports.
+    pub(crate) fn beside(clock: Clock<'a>, deadline_ms: f64, stop: &'a AtomicBool) -> Budget<'a> {
+        let mut budget = Budget::timed(clock, deadline_ms - clock());
+        budget.stop = Some(stop);
+        budget
     }
 
     /// Calls `report` on every improvement and now and then while searching.
@@ -106,7 +129,10 @@ impl<'a> Budget<'a> {
         if self.work >= self.work_limit {
             self.exhausted = true;
         } else if let Some(clock) = self.clock {
-            if before / CLOCK_EVERY != self.work / CLOCK_EVERY && clock() >= self.deadline_ms {
+            if before / CLOCK_EVERY != self.work / CLOCK_EVERY
+                && (clock() >= self.deadline_ms
+                    || self.stop.is_some_and(|s| s.load(Ordering::Relaxed)))
+            {
                 self.exhausted = true;
             }
         }

@@ -11,6 +11,7 @@ use super::canon::{decide, Decider, Decision};
 use super::sections::Sections;
 use super::{best_of, PackOptions, Packed};
 use crate::liveness::{max_live_bytes, Buffer};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Largest number of (buffer, section) and overlap entries the search accepts.
 const SIZE_LIMIT: usize = 4_000_000;
@@ -120,116 +121,288 @@ const CLIMB: u64 = 8;
 fn minimise(
     problem: &Sections,
     align: u64,
-    mut lo: u64,
-    mut hi: u64,
+    lo: u64,
+    hi: u64,
+    budget: &mut Budget,
+    adopt: impl FnMut(Vec<u64>, &mut Budget) -> u64,
+) -> (u64, u64) {
+    let q = grain(problem, align);
+    let lo = lo.div_ceil(q) * q;
+    // on a clock, the floor may run beside the probes on a core of its own: the
+    // probes then have the whole of theirs (with work units, turns keep the plan
+    // the same on every machine)
+    if let Some((clock, deadline)) = budget.deadline() {
+        if let Some(core) = crate::pool::spare_core() {
+            return minimise_beside(
+                problem,
+                align,
+                q,
+                (lo, hi),
+                budget,
+                adopt,
+                core,
+                (clock, deadline),
+            );
+        }
+    }
+    let mut bounds = Bounds { lo, hi, q };
+    let mut floor = Floor::default();
+    let mut probes = Probes::new(budget);
+    let mut adopt = adopt;
+    while bounds.lo < bounds.hi && !budget.exhausted() {
+        if !floor.ready(problem, align, &mut bounds) || !probes.ready(problem, align, &mut bounds) {
+            continue;
+        }
+        if probes.probe.is_some() && probes.spent < floor.spent {
+            if let Some(fit) = probes.round(budget, &mut bounds) {
+                bounds.hi = adopt(fit, budget);
+            }
+        } else if let Some(fit) = floor.round(budget, &mut bounds) {
+            bounds.hi = adopt(fit, budget);
+        }
+        probes.tidy(&bounds);
+        floor.tidy(&bounds);
+    }
+    (bounds.lo, bounds.hi)
+}
+
+/// [`minimise`] with the floor on a thread of its own until the same deadline, and
+/// the probes on the caller's: the floor reads the best peak and the probes' proofs
+/// as they come, the probes the floor's proofs; whichever ends the search stops the
+/// other. A fit at the floor is optimal, and ends it too.
+#[allow(clippy::too_many_arguments)]
+fn minimise_beside(
+    problem: &Sections,
+    align: u64,
+    q: u64,
+    (lo, hi): (u64, u64),
     budget: &mut Budget,
     mut adopt: impl FnMut(Vec<u64>, &mut Budget) -> u64,
+    core: crate::pool::Core,
+    (clock, deadline): (super::budget::Clock, f64),
 ) -> (u64, u64) {
-    let start = |cap: u64| Decider::new(problem, cap, align);
-    let q = grain(problem, align);
-    lo = lo.div_ceil(q) * q;
-    let mut floor: Option<Decider> = None;
-    // the current probe and the units it has spent; probes given up, resumed
-    // where they stopped when their capacity comes again
-    let mut probe: Option<(Decider, u64)> = None;
-    let mut parked: Vec<(Decider, u64)> = Vec::new();
-    let (mut floor_spent, mut probes_spent) = (0u64, 0u64);
-    let mut from = lo;
-    // a short budget still leaves room for several probes
-    let mut allowance = PROBE_UNITS.min(budget.left() / PROBES_AT_LEAST).max(1);
-    while lo < hi && !budget.exhausted() {
-        if floor.is_none() {
-            match start(lo) {
-                Ok(decider) => floor = Some(decider),
+    // the proven floor and the best peak, shared; `stop` ends the floor's budget
+    let shared_lo = AtomicU64::new(lo);
+    let shared_hi = AtomicU64::new(hi);
+    let (stop, floor_fits) = (AtomicBool::new(false), AtomicBool::new(false));
+    let probes_side = || {
+        let mut bounds = Bounds { lo, hi, q };
+        let mut probes = Probes::new(budget);
+        while !budget.exhausted() && !floor_fits.load(Ordering::Relaxed) {
+            bounds.lo = bounds.lo.max(shared_lo.load(Ordering::Relaxed));
+            if bounds.lo >= bounds.hi {
+                break;
+            }
+            if !probes.ready(problem, align, &mut bounds) {
+                shared_lo.fetch_max(bounds.lo, Ordering::Relaxed);
+                continue;
+            }
+            if probes.probe.is_none() {
+                // only the floor's capacity is left to decide: the floor decides it
+                return bounds;
+            }
+            if let Some(fit) = probes.round(budget, &mut bounds) {
+                bounds.hi = adopt(fit, budget);
+                shared_hi.store(bounds.hi, Ordering::Relaxed);
+            }
+            shared_lo.fetch_max(bounds.lo, Ordering::Relaxed);
+            probes.tidy(&bounds);
+        }
+        stop.store(true, Ordering::Relaxed);
+        bounds
+    };
+    let floor_side = || {
+        let mut budget = Budget::beside(clock, deadline, &stop);
+        let mut floor = Floor::default();
+        loop {
+            let mut bounds = Bounds {
+                lo: shared_lo.load(Ordering::Relaxed),
+                hi: shared_hi.load(Ordering::Relaxed),
+                q,
+            };
+            if bounds.lo >= bounds.hi || budget.exhausted() {
+                return None;
+            }
+            floor.tidy(&bounds);
+            if floor.ready(problem, align, &mut bounds) {
+                if let Some(fit) = floor.round(&mut budget, &mut bounds) {
+                    floor_fits.store(true, Ordering::Relaxed);
+                    return Some(fit);
+                }
+            }
+            shared_lo.fetch_max(bounds.lo, Ordering::Relaxed);
+        }
+    };
+    let (mut bounds, fit) = crate::pool::beside(core, probes_side, floor_side);
+    bounds.lo = bounds.lo.max(shared_lo.into_inner());
+    if let Some(fit) = fit {
+        bounds.hi = adopt(fit, budget);
+    }
+    (bounds.lo.min(bounds.hi), bounds.hi)
+}
+
+/// What [`minimise`] knows: every capacity below `lo` is infeasible, `hi` is the
+/// best peak, and capacities are decided at multiples of the grain `q`.
+struct Bounds {
+    lo: u64,
+    hi: u64,
+    q: u64,
+}
+
+/// The decision at the floor and the work it has spent.
+#[derive(Default)]
+struct Floor<'p> {
+    decider: Option<Decider<'p>>,
+    spent: u64,
+}
+
+impl<'p> Floor<'p> {
+    /// Starts the decision at `lo` when there is none; false when `lo` was plainly
+    /// infeasible (and raised a grain).
+    fn ready(&mut self, problem: &'p Sections, align: u64, bounds: &mut Bounds) -> bool {
+        if self.decider.is_none() {
+            match Decider::new(problem, bounds.lo, align) {
+                Ok(decider) => self.decider = Some(decider),
                 Err(Decision::Infeasible) => {
-                    lo += q;
-                    continue;
+                    bounds.lo += bounds.q;
+                    return false;
                 }
                 Err(_) => unreachable!("a decision is plain only when infeasible"),
             }
         }
-        if probe.is_none() && hi >= lo + 2 * q {
-            from = from.max(lo);
-            if hi - from <= (hi - lo) / CLIMB {
-                // the capacities left would gain little: again from the floor, longer
-                from = lo;
-                allowance = allowance.saturating_mul(2);
-            }
-            // an eighth of the way down from the best peak (a grain at least)
-            let cap = hi - ((hi - from) / q / CLIMB).max(1) * q;
-            if let Some(k) = parked.iter().position(|(d, _)| d.capacity() == cap) {
-                probe = Some(parked.swap_remove(k));
-                continue;
-            }
-            match start(cap) {
-                Ok(decider) => probe = Some((decider, 0)),
-                Err(_) => {
-                    // plainly infeasible (a section needs more)
-                    lo = cap + q;
-                    continue;
-                }
-            }
-        }
+        true
+    }
+
+    /// A round of the decision; the packing when it fits (at the floor: optimal).
+    fn round(&mut self, budget: &mut Budget, bounds: &mut Bounds) -> Option<Vec<u64>> {
         let before = budget.spent();
-        match probe.as_mut() {
-            Some((decider, spent)) if probes_spent < floor_spent => {
-                let cap = decider.capacity();
-                let left = allowance.saturating_sub(*spent).max(1);
-                let answer = budget.share_at_most(1.0, left, |b| decider.round(b));
-                *spent += budget.spent() - before;
-                probes_spent += budget.spent() - before;
-                match answer {
-                    None => {}
-                    Some(Decision::Fits(fit)) => {
-                        hi = adopt(fit, budget);
-                        probe = None;
-                    }
-                    Some(Decision::Infeasible) => {
-                        lo = lo.max(cap + q);
-                        from = cap + q;
-                        probe = None;
-                    }
-                    Some(Decision::Unknown) if *spent >= allowance => {
-                        from = cap + q;
-                        parked.extend(probe.take());
-                        if parked.len() > PARKED {
-                            parked.remove(0);
-                        }
-                    }
-                    Some(Decision::Unknown) => {}
-                }
+        let decider = self.decider.as_mut().expect("made by ready");
+        let cap = decider.capacity();
+        let answer = decider.round(budget);
+        self.spent += budget.spent() - before;
+        match answer {
+            None | Some(Decision::Unknown) => None,
+            Some(Decision::Fits(fit)) => {
+                self.decider = None;
+                Some(fit)
             }
-            _ => {
-                let decider = floor.as_mut().expect("made above");
-                let cap = decider.capacity();
-                let answer = decider.round(budget);
-                floor_spent += budget.spent() - before;
-                match answer {
-                    None | Some(Decision::Unknown) => {}
-                    Some(Decision::Fits(fit)) => {
-                        hi = adopt(fit, budget);
-                        floor = None;
-                    }
-                    Some(Decision::Infeasible) => {
-                        lo = lo.max(cap + q);
-                        floor = None;
-                    }
-                }
+            Some(Decision::Infeasible) => {
+                bounds.lo = bounds.lo.max(cap + bounds.q);
+                self.decider = None;
+                None
             }
-        }
-        // probes at or above the best peak, or below the proven floor, are moot
-        if probe
-            .as_ref()
-            .is_some_and(|(d, _)| d.capacity() >= hi || d.capacity() < lo)
-        {
-            probe = None;
-        }
-        parked.retain(|(d, _)| d.capacity() < hi && d.capacity() >= lo);
-        if floor.as_ref().is_some_and(|d| d.capacity() != lo) {
-            floor = None;
         }
     }
-    (lo, hi)
+
+    /// Drops the decision once the floor has moved past it.
+    fn tidy(&mut self, bounds: &Bounds) {
+        if self
+            .decider
+            .as_ref()
+            .is_some_and(|d| d.capacity() != bounds.lo)
+        {
+            self.decider = None;
+        }
+    }
+}
+
+/// The probes: the current one with the units it has spent, those given up
+/// (resumed where they stopped when their capacity comes again), where the next
+/// starts from, the allowance and the work spent by all.
+struct Probes<'p> {
+    probe: Option<(Decider<'p>, u64)>,
+    parked: Vec<(Decider<'p>, u64)>,
+    from: u64,
+    allowance: u64,
+    spent: u64,
+}
+
+impl<'p> Probes<'p> {
+    fn new(budget: &Budget) -> Probes<'p> {
+        Probes {
+            probe: None,
+            parked: Vec::new(),
+            from: 0,
+            // a short budget still leaves room for several probes
+            allowance: PROBE_UNITS.min(budget.left() / PROBES_AT_LEAST).max(1),
+            spent: 0,
+        }
+    }
+
+    /// Starts the next probe when there is none and a capacity is left between the
+    /// floor and the best peak; false when that capacity was settled at once (a
+    /// parked probe resumed, or plainly infeasible: `lo` raised past it).
+    fn ready(&mut self, problem: &'p Sections, align: u64, bounds: &mut Bounds) -> bool {
+        let Bounds { lo, hi, q } = *bounds;
+        if self.probe.is_some() || hi < lo + 2 * q {
+            return true;
+        }
+        self.from = self.from.max(lo);
+        if hi - self.from <= (hi - lo) / CLIMB {
+            // the capacities left would gain little: again from the floor, longer
+            self.from = lo;
+            self.allowance = self.allowance.saturating_mul(2);
+        }
+        // an eighth of the way down from the best peak (a grain at least)
+        let cap = hi - ((hi - self.from) / q / CLIMB).max(1) * q;
+        if let Some(k) = self.parked.iter().position(|(d, _)| d.capacity() == cap) {
+            self.probe = Some(self.parked.swap_remove(k));
+            return false;
+        }
+        match Decider::new(problem, cap, align) {
+            Ok(decider) => {
+                self.probe = Some((decider, 0));
+                true
+            }
+            Err(_) => {
+                // plainly infeasible (a section needs more)
+                bounds.lo = cap + q;
+                false
+            }
+        }
+    }
+
+    /// A round of the current probe within its allowance; the packing when it fits.
+    fn round(&mut self, budget: &mut Budget, bounds: &mut Bounds) -> Option<Vec<u64>> {
+        let before = budget.spent();
+        let (decider, spent) = self.probe.as_mut().expect("made by ready");
+        let cap = decider.capacity();
+        let left = self.allowance.saturating_sub(*spent).max(1);
+        let answer = budget.share_at_most(1.0, left, |b| decider.round(b));
+        *spent += budget.spent() - before;
+        self.spent += budget.spent() - before;
+        match answer {
+            None => None,
+            Some(Decision::Fits(fit)) => {
+                self.probe = None;
+                Some(fit)
+            }
+            Some(Decision::Infeasible) => {
+                bounds.lo = bounds.lo.max(cap + bounds.q);
+                self.from = cap + bounds.q;
+                self.probe = None;
+                None
+            }
+            Some(Decision::Unknown) if *spent >= self.allowance => {
+                self.from = cap + bounds.q;
+                self.parked.extend(self.probe.take());
+                if self.parked.len() > PARKED {
+                    self.parked.remove(0);
+                }
+                None
+            }
+            Some(Decision::Unknown) => None,
+        }
+    }
+
+    /// Probes at or above the best peak, or below the proven floor, are moot.
+    fn tidy(&mut self, bounds: &Bounds) {
+        let moot = |d: &Decider| d.capacity() >= bounds.hi || d.capacity() < bounds.lo;
+        if self.probe.as_ref().is_some_and(|(d, _)| moot(d)) {
+            self.probe = None;
+        }
+        self.parked.retain(|(d, _)| !moot(d));
+    }
 }
 
 /// The grain of every peak: some packing of least peak has all its offsets,
@@ -309,5 +482,60 @@ mod tests {
             above_bound > 10,
             "only {above_bound} optima above the bound"
         );
+    }
+
+    /// The same instances minimised with the floor beside the probes, on a clock:
+    /// the same least capacity, proven, whichever side settles it.
+    #[test]
+    fn minimising_beside_ends_where_minimising_in_turns_does() {
+        let mut rng = Rng::new(11);
+        let start = std::time::Instant::now();
+        let clock = move || start.elapsed().as_secs_f64() * 1e3;
+        let mut at_bound = 0;
+        for case in 0..120 {
+            let unit = [4u64, 6, 1024][case % 3];
+            let align = [1u64, 4, 8, 3][(case / 3) % 4];
+            let buffers: Vec<Buffer> = (0..2 + rng.below(9))
+                .map(|k| {
+                    let start = rng.below(6) as u32;
+                    Buffer {
+                        tensor: TensorId(k as u32),
+                        size: unit * (1 + rng.below(8) as u64),
+                        life: Lifetime::new(start, start + rng.below(4) as u32),
+                    }
+                })
+                .collect();
+            let problem = Sections::new(&buffers, SIZE_LIMIT).expect("small");
+            let bound = max_live_bytes(&buffers);
+            let stacked: u64 = buffers.iter().map(|b| b.size.div_ceil(align) * align).sum();
+            let peak_of = |fit: &[u64]| {
+                let offsets = problem.offsets_by_buffer(fit, buffers.len());
+                super::super::peak(&buffers, &offsets)
+            };
+            let mut turns = Budget::work(10_000_000);
+            let expected = minimise(&problem, align, bound, stacked, &mut turns, |fit, _| {
+                peak_of(&fit)
+            });
+            let mut budget = Budget::timed(&clock, 60_000.0);
+            let (q, deadline) = (grain(&problem, align), budget.deadline().expect("a clock"));
+            let lo = bound.div_ceil(q) * q;
+            let mut fits = Vec::new();
+            let found = minimise_beside(
+                &problem,
+                align,
+                q,
+                (lo, stacked),
+                &mut budget,
+                |fit, _| {
+                    fits.push(peak_of(&fit));
+                    *fits.iter().min().expect("one")
+                },
+                crate::pool::core_for_tests(),
+                deadline,
+            );
+            assert_eq!(found, expected, "case {case}: unit {unit}, align {align}");
+            at_bound += usize::from(fits.last() == Some(&lo));
+        }
+        assert!(at_bound > 10, "only {at_bound} settled at the bound");
     }
 }
