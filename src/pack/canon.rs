@@ -73,6 +73,9 @@ struct Solver<'p> {
     align: u64,
     offset: Vec<u64>,
     min_offset: Vec<u64>,
+    /// `min_offset` of each unplaced buffer, `u64::MAX` for a placed one: what a
+    /// section's floor is raised to, read in one load per member.
+    open: Vec<u64>,
     floor: Vec<u64>,
     /// Unplaced bytes per section.
     total: Vec<u64>,
@@ -151,6 +154,7 @@ impl<'p> Decider<'p> {
             align,
             offset: vec![NONE; p.len()],
             min_offset: vec![0; p.len()],
+            open: vec![0; p.len()],
             floor: vec![0; n_sections],
             total,
             cuts,
@@ -385,6 +389,7 @@ impl Solver<'_> {
         let bi = b as usize;
         let top = off + p.size[bi];
         self.offset[bi] = off;
+        self.open[bi] = u64::MAX;
         self.solution[bi] = off;
         self.epoch += 1;
         let mut affected = std::mem::take(&mut self.affected);
@@ -397,6 +402,7 @@ impl Solver<'_> {
             }
             self.log.push(Change::MinOffset(o, self.min_offset[oi]));
             self.min_offset[oi] = align_up(top, self.align);
+            self.open[oi] = self.min_offset[oi];
             self.steps += u64::from(p.hi[oi] - p.lo[oi]);
             for s in p.lo[oi]..p.hi[oi] {
                 if self.stamp[s as usize] != self.epoch {
@@ -414,16 +420,21 @@ impl Solver<'_> {
         for &s in &affected {
             let si = s as usize;
             self.steps += p.members[si].len() as u64;
-            let lowest = p.members[si]
-                .iter()
-                .filter(|&&m| self.offset[m as usize] == NONE)
-                .map(|&m| self.min_offset[m as usize])
-                .min();
-            if let Some(lowest) = lowest {
-                if self.floor[si] < lowest {
-                    self.log.push(Change::Floor(s, self.floor[si]));
-                    self.floor[si] = lowest;
+            // the least offset of an unplaced member, when above the floor: the
+            // scan ends at the first member at or below it
+            let floor = self.floor[si];
+            let mut lowest = u64::MAX;
+            for &m in &p.members[si] {
+                let at = self.open[m as usize];
+                if at <= floor {
+                    lowest = floor;
+                    break;
                 }
+                lowest = lowest.min(at);
+            }
+            if lowest != u64::MAX && floor < lowest {
+                self.log.push(Change::Floor(s, floor));
+                self.floor[si] = lowest;
             }
         }
         self.affected = affected;
@@ -433,7 +444,10 @@ impl Solver<'_> {
         self.steps += (self.log.len() - mark) as u64;
         while self.log.len() > mark {
             match self.log.pop().expect("a change") {
-                Change::MinOffset(o, v) => self.min_offset[o as usize] = v,
+                Change::MinOffset(o, v) => {
+                    self.min_offset[o as usize] = v;
+                    self.open[o as usize] = v;
+                }
                 Change::Floor(s, v) => self.floor[s as usize] = v,
             }
         }
@@ -442,6 +456,7 @@ impl Solver<'_> {
             self.total[s as usize] += self.p.size[bi];
         }
         self.offset[bi] = NONE;
+        self.open[bi] = self.min_offset[bi];
     }
 
     /// No section of `s_lo..s_hi` needs more than the capacity.
