@@ -2,7 +2,8 @@
 //!
 //! A search made of independent parts (the NPU portfolio's orders, its
 //! allocator-judged starts; `best-fit`'s two passes, through [`both`]) runs them
-//! here. Each job is deterministic in its own
+//! here; [`spare_core`] and [`beside`] give `search`'s minimiser a thread for
+//! its decision at the bound, which talks to the caller's side through atomics. Each job is deterministic in its own
 //! inputs and the results come back by job index, so the result is the same
 //! whatever the number of threads. With one thread (the wasm build, and any caller
 //! that does not ask for more) the jobs run in order on the calling thread, and

@@ -93,8 +93,10 @@ const CLIMB: u64 = 8;
 /// infeasible) by deciding capacities in between; returns the final `lo` and
 /// `hi`. `adopt` takes each packing found and returns the best peak so far.
 ///
-/// Two searches take turns a round at a time, the one that has spent less
-/// going next:
+/// Two searches share the work: on a clock with a spare core, side by side (see
+/// [`minimise_beside`]); otherwise (work units, for the same plan everywhere, and
+/// the page's one thread) they take turns a round at a time, the one that has
+/// spent less going next:
 /// - the *floor*: the decision at `lo`, where the optimum is whenever the lower
 ///   bound can be reached. Proven infeasible, `lo` goes up a grain; a fit there
 ///   is optimal;
