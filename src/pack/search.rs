@@ -438,6 +438,24 @@ mod tests {
     use crate::graph::{Lifetime, TensorId};
     use crate::rng::Rng;
 
+    /// Case `case` of the small instances: 2 to `most` buffers whose sizes share a
+    /// factor (the returned unit), packed with the returned alignment.
+    fn small_instance(rng: &mut Rng, case: usize, most: usize) -> (u64, u64, Vec<Buffer>) {
+        let unit = [4u64, 6, 1024][case % 3];
+        let align = [1u64, 4, 8, 3][(case / 3) % 4];
+        let buffers = (0..2 + rng.below(most))
+            .map(|k| {
+                let start = rng.below(6) as u32;
+                Buffer {
+                    tensor: TensorId(k as u32),
+                    size: unit * (1 + rng.below(8) as u64),
+                    life: Lifetime::new(start, start + rng.below(4) as u32),
+                }
+            })
+            .collect();
+        (unit, align, buffers)
+    }
+
     /// Small instances whose sizes share a factor, some aligned: `minimise` from
     /// a poor start (every buffer stacked) must end at the least capacity that
     /// the exact search fits when asked about every byte, one at a time (so a
@@ -448,18 +466,7 @@ mod tests {
         let mut rng = Rng::new(5);
         let mut above_bound = 0;
         for case in 0..120 {
-            let unit = [4u64, 6, 1024][case % 3];
-            let align = [1u64, 4, 8, 3][(case / 3) % 4];
-            let buffers: Vec<Buffer> = (0..2 + rng.below(6))
-                .map(|k| {
-                    let start = rng.below(6) as u32;
-                    Buffer {
-                        tensor: TensorId(k as u32),
-                        size: unit * (1 + rng.below(8) as u64),
-                        life: Lifetime::new(start, start + rng.below(4) as u32),
-                    }
-                })
-                .collect();
+            let (unit, align, buffers) = small_instance(&mut rng, case, 6);
             let problem = Sections::new(&buffers, SIZE_LIMIT).expect("small");
             let bound = max_live_bytes(&buffers);
             let stacked: u64 = buffers.iter().map(|b| b.size.div_ceil(align) * align).sum();
@@ -495,18 +502,7 @@ mod tests {
         let clock = move || start.elapsed().as_secs_f64() * 1e3;
         let mut at_bound = 0;
         for case in 0..120 {
-            let unit = [4u64, 6, 1024][case % 3];
-            let align = [1u64, 4, 8, 3][(case / 3) % 4];
-            let buffers: Vec<Buffer> = (0..2 + rng.below(9))
-                .map(|k| {
-                    let start = rng.below(6) as u32;
-                    Buffer {
-                        tensor: TensorId(k as u32),
-                        size: unit * (1 + rng.below(8) as u64),
-                        life: Lifetime::new(start, start + rng.below(4) as u32),
-                    }
-                })
-                .collect();
+            let (unit, align, buffers) = small_instance(&mut rng, case, 9);
             let problem = Sections::new(&buffers, SIZE_LIMIT).expect("small");
             let bound = max_live_bytes(&buffers);
             let stacked: u64 = buffers.iter().map(|b| b.size.div_ceil(align) * align).sum();
