@@ -4,10 +4,9 @@
 //!
 //! A work unit is about 2.5 µs of native work, counted from what the work
 //! visits: a greedy pass one unit per 40 steps of its placement (sets gathered,
-//! ranges merged or recorded), the exact search one per 1,200 entries it visits
+//! ranges merged or recorded), the exact search one per 4,800 entries it visits
 //! (buffers, sections, overlaps, undo-log entries; 50 per node). On the corpus a
-//! deterministic budget takes 0.5 to 1.2 times its nominal time natively (the
-//! exact search, since its nodes stopped allocating, about a fifth).
+//! deterministic budget takes 0.5 to 1.2 times its nominal time natively.
 //! [`WORK_PER_MS`] converts a time budget into units when there is no clock.
 //!
 //! A budget holds: passes and search nodes check it as they go and stop within
