@@ -306,54 +306,42 @@ impl Solver<'_> {
                 .filter(|(_, &b)| self.offset[b as usize] == NONE)
                 .map(|(r, &b)| (self.min_offset[b as usize], r as u32)),
         );
-        let status = self.try_each(s_lo, s_hi, order, rank, last, &mut cands, budget);
+        // the candidates (lowest offset first), each placed and searched on until one
+        // leads to a packing; the vector goes back to the spares on every way out
+        let status = 'node: {
+            if cands.is_empty() {
+                break 'node Status::Found;
+            }
+            self.steps += cands.len() as u64;
+            cands.sort_unstable();
+            let min_height = cands
+                .iter()
+                .map(|&(o, r)| o + self.p.size[order[r as usize] as usize])
+                .min()
+                .unwrap_or(0);
+            for &(off, r) in cands.iter() {
+                if off >= min_height {
+                    break;
+                }
+                if (off, r) < last {
+                    continue;
+                }
+                let b = order[r as usize];
+                let mark = self.log.len();
+                self.place(b, off);
+                let mut status = Status::NotFound;
+                if self.consistent(s_lo, s_hi, off) {
+                    status = self.descend(s_lo, s_hi, order, rank, (off, r), budget);
+                }
+                self.unplace(b, mark);
+                if status != Status::NotFound {
+                    break 'node status;
+                }
+            }
+            Status::NotFound
+        };
         self.spare_cands.push(cands);
         status
-    }
-
-    /// The candidates of a node (lowest offset first), each placed and searched
-    /// on until one leads to a packing.
-    #[allow(clippy::too_many_arguments)]
-    fn try_each(
-        &mut self,
-        s_lo: u32,
-        s_hi: u32,
-        order: &[u32],
-        rank: Rank,
-        last: (u64, u32),
-        cands: &mut [(u64, u32)],
-        budget: &mut Budget,
-    ) -> Status {
-        if cands.is_empty() {
-            return Status::Found;
-        }
-        self.steps += cands.len() as u64;
-        cands.sort_unstable();
-        let min_height = cands
-            .iter()
-            .map(|&(o, r)| o + self.p.size[order[r as usize] as usize])
-            .min()
-            .unwrap_or(0);
-        for &(off, r) in cands.iter() {
-            if off >= min_height {
-                break;
-            }
-            if (off, r) < last {
-                continue;
-            }
-            let b = order[r as usize];
-            let mark = self.log.len();
-            self.place(b, off);
-            let mut status = Status::NotFound;
-            if self.consistent(s_lo, s_hi, off) {
-                status = self.descend(s_lo, s_hi, order, rank, (off, r), budget);
-            }
-            self.unplace(b, mark);
-            if status != Status::NotFound {
-                return status;
-            }
-        }
-        Status::NotFound
     }
 
     /// Continues after placing `order[last.1]`: splits when it was the last

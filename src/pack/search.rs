@@ -126,7 +126,7 @@ fn minimise(
     lo: u64,
     hi: u64,
     budget: &mut Budget,
-    adopt: impl FnMut(Vec<u64>, &mut Budget) -> u64,
+    mut adopt: impl FnMut(Vec<u64>, &mut Budget) -> u64,
 ) -> (u64, u64) {
     let q = grain(problem, align);
     let lo = lo.div_ceil(q) * q;
@@ -150,7 +150,6 @@ fn minimise(
     let mut bounds = Bounds { lo, hi, q };
     let mut floor = Floor::default();
     let mut probes = Probes::new(budget);
-    let mut adopt = adopt;
     while bounds.lo < bounds.hi && !budget.exhausted() {
         if !floor.ready(problem, align, &mut bounds) || !probes.ready(problem, align, &mut bounds) {
             continue;

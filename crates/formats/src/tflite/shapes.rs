@@ -1243,18 +1243,16 @@ fn segments(c: &Ctx, f: fn(i64, i64) -> Option<i64>, unit: i64) -> R<Vec<Out>> {
     d.extend_from_slice(&data.dims[ids.dims.len()..]);
     let value = match (data.value, ids.value) {
         (Some(v), Some(seg)) if d.len() == 1 && v.len() == seg.len() && n as usize <= MAX_VALUE => {
+            // none when a segment id is out of range or a fold overflows
             let mut out = vec![unit; n as usize];
-            let mut ok = true;
-            for (&x, &s) in v.iter().zip(seg) {
-                match (usize::try_from(s).ok().and_then(|s| out.get_mut(s)), ok) {
-                    (Some(o), true) => match f(*o, x) {
-                        Some(r) => *o = r,
-                        None => ok = false,
-                    },
-                    _ => ok = false,
-                }
-            }
-            ok.then_some(out)
+            v.iter()
+                .zip(seg)
+                .try_for_each(|(&x, &s)| {
+                    let o = usize::try_from(s).ok().and_then(|s| out.get_mut(s))?;
+                    *o = f(*o, x)?;
+                    Some(())
+                })
+                .map(|()| out)
         }
         _ => None,
     };
