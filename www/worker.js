@@ -29,7 +29,8 @@ function module(reader) {
   return loading[reader];
 }
 
-const ready = module('graph');
+// the first module loads at once; a failure is tried again at the first request
+module('graph').catch(() => {});
 /** Files up to this size are read whole; larger ones by ranges. */
 const WHOLE = 64 << 20;
 let open = null;
@@ -52,7 +53,7 @@ const handlers = {
       session = Session.fromSource(data.size, readAt, name, read);
     } else {
       const bytes = data instanceof Blob ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(data)) : data;
-      const kind = (await ready).readerOf(bytes);
+      const kind = (await module('graph')).readerOf(bytes);
       mode = kind === 'npu' ? 'npu' : 'graph';
       const m = await module(kind);
       session = mode === 'npu' ? new m.NpuSession(bytes, name) : new m.Session(bytes, name, read);
@@ -101,7 +102,7 @@ const handlers = {
 handlers.memory = () => Object.values(loaded).reduce((sum, m) => sum + m.memory.buffer.byteLength, 0);
 
 /** Panics in wasm with `message`, as a bug would, for the tests of the way back. */
-handlers.panic = async ({ message }) => (await ready).panicForTests(message);
+handlers.panic = async ({ message }) => (await module('graph')).panicForTests(message);
 
 /** The message of the panic a module took, if one did. */
 function takePanic() {

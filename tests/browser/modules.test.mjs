@@ -3,7 +3,7 @@
 // the page's module and the worker's graph module, under 1 MB together; an NPU case
 // fetches the NPU module and a model the model module, each once; a model opened while
 // the model module downloads still opens; a module that cannot be fetched is an error
-// the page shows, and the next try loads it; a file dragged over the page fetches the
+// the page shows, and the next try loads it (the worker's first module too); a file dragged over the page fetches the
 // model module before it is dropped.
 
 import { statSync } from 'node:fs';
@@ -80,6 +80,23 @@ withBrowser(async (context, url) => {
   await settled(cold);
   check('the next try loads it and opens the model', (await text(cold, 'graph-name')) === 'light_squeezenet', await text(cold, 'error'));
   check('no page errors', coldProblems.length === 0, coldProblems.join('; '));
+  // the worker's first module refused at start: the first example is an error, and
+  // the next request fetches the module again
+  const starting = await context.newPage();
+  const startingProblems = [];
+  starting.on('pageerror', (e) => startingProblems.push(e.message));
+  let refuseStart = true;
+  await starting.route('**/www/pkg/memplan_worker_bg.wasm', (route) => (refuseStart ? route.abort() : route.continue()));
+  await starting.goto(url);
+  await settled(starting);
+  const startingError = await text(starting, 'error');
+  check('a first module that does not load is an error the page shows', /graph module could not be loaded/.test(startingError), startingError);
+  refuseStart = false;
+  await starting.locator('button[data-example="transformer"]').first().click();
+  await settled(starting);
+  check('the next request loads it and opens the example', (await text(starting, 'graph-name')) === 'transformer_layer', await text(starting, 'error'));
+  check('no page errors when the first module fails', startingProblems.length === 0, startingProblems.join('; '));
+
   // a file dragged over the page: the model module comes ahead of the drop
   const hinted = await context.newPage();
   const hintedProblems = [];
