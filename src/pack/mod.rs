@@ -149,7 +149,7 @@ impl Strategy {
                 "best fit by size and by duration, the better kept (XLA heap simulator)"
             }
             Strategy::BestOf => {
-                "eight orders x two fit rules, then moves of the buffers at the peak (budget)"
+                "ten orders x two fit rules, then moves of the buffers at the peak (budget)"
             }
             Strategy::Search => {
                 "best-of, then exact search over canonical packings; proves optimality (budget)"
