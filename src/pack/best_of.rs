@@ -328,8 +328,7 @@ fn improve(
 #[cfg(test)]
 mod tests {
     use super::conflicts;
-    use crate::graph::{Lifetime, TensorId};
-    use crate::liveness::Buffer;
+    use crate::pack::testing::random_buffers;
     use crate::rng::Rng;
 
     #[test]
@@ -337,16 +336,7 @@ mod tests {
         let mut rng = Rng::new(5);
         for round in 0..300 {
             let n = 1 + rng.below(40);
-            let buffers: Vec<Buffer> = (0..n)
-                .map(|k| {
-                    let start = rng.below(50) as u32;
-                    Buffer {
-                        tensor: TensorId(k as u32),
-                        size: rng.below(1000) as u64,
-                        life: Lifetime::new(start, start + rng.below(20) as u32),
-                    }
-                })
-                .collect();
+            let buffers = random_buffers(&mut rng, n, 50, 1000, 19);
             // live bytes step by step, summed over the buffers alive there
             let live = |t: u32| -> u128 {
                 let alive = buffers

@@ -167,9 +167,8 @@ pub fn greedy_size(buffers: &[Buffer], opts: PackOptions, place: Place) -> Vec<u
 #[cfg(test)]
 mod tests {
     use super::{place_again, place_in_order, Cut, Head};
-    use crate::graph::{Lifetime, TensorId};
-    use crate::liveness::Buffer;
     use crate::pack::budget::Budget;
+    use crate::pack::testing::random_buffers;
     use crate::pack::{peak, Fit, PackOptions};
     use crate::rng::Rng;
 
@@ -179,16 +178,7 @@ mod tests {
         let opts = PackOptions::new(1).unwrap();
         for round in 0..200 {
             let n = 2 + rng.below(60);
-            let buffers: Vec<Buffer> = (0..n)
-                .map(|k| {
-                    let start = rng.below(30) as u32;
-                    Buffer {
-                        tensor: TensorId(k as u32),
-                        size: rng.below(100) as u64,
-                        life: Lifetime::new(start, start + rng.below(8) as u32),
-                    }
-                })
-                .collect();
+            let buffers = random_buffers(&mut rng, n, 30, 100, 7);
             let fit = if round % 2 == 0 {
                 Fit::Best
             } else {

@@ -257,3 +257,32 @@ pub fn peak(buffers: &[Buffer], offsets: &[u64]) -> u64 {
 pub(crate) fn align_up(x: u64, align: u64) -> u64 {
     x.div_ceil(align.max(1)) * align.max(1)
 }
+
+/// Random instances for the unit tests of the placements.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::graph::{Lifetime, TensorId};
+    use crate::liveness::Buffer;
+    use crate::rng::Rng;
+
+    /// `n` buffers, each starting below step `starts`, of fewer than `sizes`
+    /// bytes (some empty), living up to `longer` steps past its start.
+    pub fn random_buffers(
+        rng: &mut Rng,
+        n: usize,
+        starts: usize,
+        sizes: usize,
+        longer: usize,
+    ) -> Vec<Buffer> {
+        (0..n)
+            .map(|k| {
+                let start = rng.below(starts) as u32;
+                Buffer {
+                    tensor: TensorId(k as u32),
+                    size: rng.below(sizes) as u64,
+                    life: Lifetime::new(start, start + rng.below(longer + 1) as u32),
+                }
+            })
+            .collect()
+    }
+}
