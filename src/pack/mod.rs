@@ -254,8 +254,31 @@ pub fn peak(buffers: &[Buffer], offsets: &[u64]) -> u64 {
 }
 
 /// `x` rounded up to a multiple of `align` (an alignment of 0 counts as 1).
+/// Without a division where the alignment is 1 or a power of two: the placements
+/// round every gap they look at, and a division there was 4% of their time.
+#[inline]
 pub(crate) fn align_up(x: u64, align: u64) -> u64 {
-    x.div_ceil(align.max(1)) * align.max(1)
+    if align <= 1 {
+        x
+    } else if align.is_power_of_two() {
+        (x + (align - 1)) & !(align - 1)
+    } else {
+        x.div_ceil(align) * align
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn aligning_up_without_a_division_rounds_as_one_does() {
+        let far = u64::MAX / 4;
+        for align in 0..=130u64 {
+            for x in (0..300).chain(far - 300..far + 300) {
+                let a = align.max(1);
+                assert_eq!(super::align_up(x, align), x.div_ceil(a) * a, "{x} {align}");
+            }
+        }
+    }
 }
 
 /// Random instances for the unit tests of the placements.
