@@ -92,10 +92,10 @@ fn a_deterministic_budget_gives_the_same_plan_twice() {
 
 /// On the large instances whose bytes crowd one stretch of time (S_1, Y_1), the
 /// orders that place the most crowded steps' buffers first bring `best-of` within
-/// 0.2% of the lower bound on thirty passes' work (S_1 1.0026x after its pass
-/// of those, 1.0010x after the moves; Y_1 at the bound), where the size orders
-/// of greedy-size and best-fit end 0.4-2.5% above it and the moves from them
-/// stayed at 1.0061x or more on S_1.
+/// 0.3% of the lower bound on three passes' work (the second pass is one of them:
+/// S_1 1.0026x, Y_1 at the bound) and within 0.2% on thirty (S_1 1.0010x after
+/// the moves), where the size orders of greedy-size and best-fit end 0.4-2.5%
+/// above it and the moves from them stayed at 1.0061x or more on S_1.
 #[test]
 fn peak_first_orders_come_near_the_bound_on_crowded_large_instances() {
     for file in common::required_corpus("large", "csv", 5) {
@@ -106,11 +106,13 @@ fn peak_first_orders_come_near_the_bound_on_crowded_large_instances() {
         let g = common::read_graph(&file);
         let a = memplan::analyse(&g, &Options::default()).unwrap();
         let (_, pass) = plan(&g, &a, Strategy::GreedySize, u64::MAX);
-        let (p, _) = plan(&g, &a, Strategy::BestOf, 30 * pass);
-        let ratio = p.peak_bytes as f64 / p.lower_bound as f64;
-        assert!(
-            ratio <= 1.002,
-            "{name}: best-of on thirty passes' work at {ratio:.5}x the bound"
-        );
+        for (passes, most) in [(3, 1.003), (30, 1.002)] {
+            let (p, _) = plan(&g, &a, Strategy::BestOf, passes * pass);
+            let ratio = p.peak_bytes as f64 / p.lower_bound as f64;
+            assert!(
+                ratio <= most,
+                "{name}: best-of on {passes} passes' work at {ratio:.5}x the bound"
+            );
+        }
     }
 }
