@@ -455,6 +455,15 @@ mod tests {
         (unit, align, buffers)
     }
 
+    /// The exact search's problem for `buffers`, their lower bound and the peak
+    /// of all of them stacked (each aligned): the range `minimise` searches.
+    fn problem_of(buffers: &[Buffer], align: u64) -> (Sections, u64, u64) {
+        let problem = Sections::new(buffers, SIZE_LIMIT).expect("small");
+        let bound = max_live_bytes(buffers);
+        let stacked = buffers.iter().map(|b| b.size.div_ceil(align) * align).sum();
+        (problem, bound, stacked)
+    }
+
     /// Small instances whose sizes share a factor, some aligned: `minimise` from
     /// a poor start (every buffer stacked) must end at the least capacity that
     /// the exact search fits when asked about every byte, one at a time (so a
@@ -466,9 +475,7 @@ mod tests {
         let mut above_bound = 0;
         for case in 0..120 {
             let (unit, align, buffers) = small_instance(&mut rng, case, 6);
-            let problem = Sections::new(&buffers, SIZE_LIMIT).expect("small");
-            let bound = max_live_bytes(&buffers);
-            let stacked: u64 = buffers.iter().map(|b| b.size.div_ceil(align) * align).sum();
+            let (problem, bound, stacked) = problem_of(&buffers, align);
             let least = (bound..=stacked)
                 .find(|&c| {
                     let mut budget = Budget::work(u64::MAX);
@@ -502,9 +509,7 @@ mod tests {
         let mut at_bound = 0;
         for case in 0..120 {
             let (unit, align, buffers) = small_instance(&mut rng, case, 9);
-            let problem = Sections::new(&buffers, SIZE_LIMIT).expect("small");
-            let bound = max_live_bytes(&buffers);
-            let stacked: u64 = buffers.iter().map(|b| b.size.div_ceil(align) * align).sum();
+            let (problem, bound, stacked) = problem_of(&buffers, align);
             let peak_of = |fit: &[u64]| {
                 let offsets = problem.offsets_by_buffer(fit, buffers.len());
                 super::super::peak(&buffers, &offsets)

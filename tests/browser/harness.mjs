@@ -48,23 +48,35 @@ export function check(what, ok, detail = '') {
 }
 
 /** Serves the repo and opens Chromium; runs `body(context, url)` and reports. */
+/**
+ * Headless Chromium with a fresh profile (a cold cache), 1280 x 1000 at scale 1 unless
+ * `options` say otherwise; `close()` ends it and removes the profile.
+ */
+export async function launch(options = {}) {
+  const profile = mkdtempSync(join(tmpdir(), 'memplan-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, args: ARGS, headless: true,
+    viewport: { width: 1280, height: 1000 }, deviceScaleFactor: 1, ...options,
+  });
+  const close = async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return { context, close };
+}
+
 export async function withBrowser(body, options = {}) {
   if (!existsSync(join(ROOT, 'www/pkg/memplan_worker_bg.wasm'))) {
     console.error('www/pkg is missing: run ./build.sh first');
     process.exit(2);
   }
   const { server, url } = await serve(ROOT, 0);
-  const profile = mkdtempSync(join(tmpdir(), 'memplan-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, args: ARGS, headless: true, acceptDownloads: true,
-    viewport: { width: 1280, height: 1000 }, deviceScaleFactor: 2, ...options,
-  });
+  const { context, close } = await launch({ acceptDownloads: true, deviceScaleFactor: 2, ...options });
   try {
     await body(context, url);
   } finally {
-    await context.close();
+    await close();
     server.close();
-    rmSync(profile, { recursive: true, force: true });
   }
   console.log(`${results.passed} passed, ${results.failed} failed`);
   process.exit(results.failed === 0 ? 0 : 1);

@@ -8,12 +8,9 @@
 // --mbit, the network is throttled to M Mbit/s each way with --rtt MS of latency (default
 // 40 ms) through Chromium's network emulation.
 
-import { chromium } from 'playwright-core';
 import { parseArgs } from 'node:util';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { ROOT, settled } from './harness.mjs';
+import { resolve } from 'node:path';
+import { ROOT, launch, settled } from './harness.mjs';
 import { serve } from '../../www/serve.mjs';
 
 const { values: opts } = parseArgs({
@@ -24,10 +21,6 @@ const { values: opts } = parseArgs({
     rtt: { type: 'string', default: '40' },
   },
 });
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 
 const root = resolve(opts.root);
 const { server, url } = await serve(root, 0);
@@ -35,11 +28,7 @@ const times = [];
 let wasm = 0;
 try {
   for (let run = 0; run < Number(opts.runs); run += 1) {
-    const profile = mkdtempSync(join(tmpdir(), 'memplan-load-'));
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ARGS, headless: true,
-      viewport: { width: 1280, height: 1000 }, deviceScaleFactor: 1,
-    });
+    const { context, close } = await launch();
     try {
       const page = context.pages()[0] ?? await context.newPage();
       if (opts.mbit) {
@@ -60,8 +49,7 @@ try {
       times.push(Date.now() - started);
       wasm = fetched;
     } finally {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      await close();
     }
   }
 } finally {

@@ -20,6 +20,22 @@ requireCorpus();
 /** Which module a URL of www/pkg fetches (`page`, `worker`, `models`, `npu`), or null. */
 const moduleOf = (url) => /\/www\/pkg\/memplan_(\w+)_bg\.wasm$/.exec(url)?.[1] ?? null;
 
+/**
+ * A new page of `context` at `url` whose fetches of module `name` fail until `allow()`
+ * is called, with its page errors in `problems` (not console errors: a refused fetch
+ * logs one of its own).
+ */
+async function refusing(context, url, name) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  let refuse = true;
+  await page.route(`**/www/pkg/memplan_${name}_bg.wasm`, (route) => (refuse ? route.abort() : route.continue()));
+  await page.goto(url);
+  await settled(page);
+  return { page, problems, allow: () => { refuse = false; } };
+}
+
 const wasmBytes = (name) => statSync(join(ROOT, `www/pkg/memplan_${name}_bg.wasm`)).size;
 
 withBrowser(async (context, url) => {
@@ -63,35 +79,23 @@ withBrowser(async (context, url) => {
 
   // a module that cannot be fetched: the page says so and keeps the graph on show; the
   // next try fetches it again
-  const cold = await context.newPage();
-  const coldProblems = [];
-  cold.on('pageerror', (e) => coldProblems.push(e.message));
-  let refuse = true;
-  await cold.route('**/www/pkg/memplan_models_bg.wasm', (route) => (refuse ? route.abort() : route.continue()));
-  await cold.goto(url);
-  await settled(cold);
+  const { page: cold, problems: coldProblems, allow: allowModels } = await refusing(context, url, 'models');
   await cold.locator('#file').setInputFiles(MODEL);
   await settled(cold);
   const error = await text(cold, 'error');
   check('a module that does not load is an error the page shows', /model module could not be loaded/.test(error), error);
   check('the graph on show stays', (await text(cold, 'graph-name')) === 'transformer_layer');
-  refuse = false;
+  allowModels();
   await cold.locator('#file').setInputFiles(MODEL);
   await settled(cold);
   check('the next try loads it and opens the model', (await text(cold, 'graph-name')) === 'light_squeezenet', await text(cold, 'error'));
   check('no page errors', coldProblems.length === 0, coldProblems.join('; '));
   // the worker's first module refused at start: the first example is an error, and
   // the next request fetches the module again
-  const starting = await context.newPage();
-  const startingProblems = [];
-  starting.on('pageerror', (e) => startingProblems.push(e.message));
-  let refuseStart = true;
-  await starting.route('**/www/pkg/memplan_worker_bg.wasm', (route) => (refuseStart ? route.abort() : route.continue()));
-  await starting.goto(url);
-  await settled(starting);
+  const { page: starting, problems: startingProblems, allow: allowWorker } = await refusing(context, url, 'worker');
   const startingError = await text(starting, 'error');
   check('a first module that does not load is an error the page shows', /graph module could not be loaded/.test(startingError), startingError);
-  refuseStart = false;
+  allowWorker();
   await starting.locator('button[data-example="transformer"]').first().click();
   await settled(starting);
   check('the next request loads it and opens the example', (await text(starting, 'graph-name')) === 'transformer_layer', await text(starting, 'error'));

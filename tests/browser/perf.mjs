@@ -9,12 +9,8 @@
 // the same windows for the same seed (the median depends on how wide they are: the
 // further K zooms in, the fewer boxes the median redraw paints).
 
-import { chromium } from 'playwright-core';
 import { parseArgs } from 'node:util';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ROOT, settled } from './harness.mjs';
+import { ROOT, launch, settled } from './harness.mjs';
 import { bigCsv, random } from './big.mjs';
 import { serve } from '../../www/serve.mjs';
 
@@ -26,10 +22,6 @@ const { values: opts } = parseArgs({
     redraws: { type: 'string', default: '30' },
   },
 });
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const CHART = 'time-address';
 
 /** The durations of performance measure `name` so far, in ms. */
@@ -90,11 +82,7 @@ async function panZoom(page, count) {
 const tensors = Number(opts.tensors);
 const csv = bigCsv(tensors, Number(opts.seed));
 const { server, url } = await serve(ROOT, 0);
-const profile = mkdtempSync(join(tmpdir(), 'memplan-chromium-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ARGS, headless: true,
-  viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 1,
-});
+const { context, close } = await launch({ viewport: { width: 1600, height: 1000 } });
 try {
   const page = context.pages()[0] ?? await context.newPage();
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
@@ -142,7 +130,6 @@ try {
   const width = Math.max(...rows.map(([k]) => k.length));
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
 } finally {
-  await context.close();
+  await close();
   server.close();
-  rmSync(profile, { recursive: true, force: true });
 }
