@@ -28,6 +28,7 @@ pub use native::write as write_native;
 pub mod npu;
 mod onnx;
 pub mod packed;
+pub mod pickle;
 mod protobuf;
 mod sniff;
 pub mod source;

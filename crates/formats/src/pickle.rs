@@ -1,0 +1,498 @@
+//! A reader of the pickles Python writes for plain data: dicts, lists, tuples, str,
+//! int, float, bool and None, in protocols 2 to 5, as `pickle.dump` emits them.
+//! Anything else a pickle can do (import a global, call it, build an object, read
+//! an out-of-band buffer) is refused by name, so reading never runs code.
+//!
+//! The result is a [`Tree`]: containers live once in an arena and are named by
+//! index, so a memo reference (`BINGET`) to a list is the same index as the list,
+//! never a copy. Strings are ranges of the input, checked as UTF-8 once. The
+//! machine is a loop over the opcodes with an explicit stack, so a deeply nested
+//! pickle costs memory in proportion to its size, never the call stack.
+//!
+//! Every length is checked against the bytes left before anything is allocated,
+//! and a memo index against the input's size (Python numbers its memo from 0).
+
+use memplan::error::Error;
+
+const F: &str = "pickle";
+
+/// Integers wider than this many bytes are refused (an address needs 9).
+const MAX_INT_BYTES: usize = 16;
+
+/// A value: scalars inline, strings as ranges of the input, containers by index.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Val {
+    None,
+    Bool(bool),
+    Int(i64),
+    /// An integer in `[2^63, 2^64)`: an address, say.
+    UInt(u64),
+    Float(f64),
+    /// Bytes `start .. start + len` of the input: checked UTF-8.
+    Str { start: u32, len: u32 },
+    /// A list, tuple or dict: an index into [`Tree::nodes`].
+    Node(u32),
+}
+
+/// A container.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    List(Vec<Val>),
+    Tuple(Vec<Val>),
+    Dict(Vec<(Val, Val)>),
+}
+
+/// A whole pickle: its containers and its top value.
+#[derive(Debug)]
+pub struct Tree {
+    data: Vec<u8>,
+    pub nodes: Vec<Node>,
+    pub root: Val,
+}
+
+impl Tree {
+    /// The text of a string value.
+    pub fn str(&self, v: Val) -> Option<&str> {
+        match v {
+            // checked when read
+            Val::Str { start, len } => {
+                std::str::from_utf8(&self.data[start as usize..(start + len) as usize]).ok()
+            }
+            _ => None,
+        }
+    }
+
+    pub fn int(&self, v: Val) -> Option<i128> {
+        match v {
+            Val::Int(i) => Some(i.into()),
+            Val::UInt(u) => Some(u.into()),
+            Val::Bool(b) => Some(i128::from(b)),
+            _ => None,
+        }
+    }
+
+    pub fn float(&self, v: Val) -> Option<f64> {
+        match v {
+            Val::Float(f) => Some(f),
+            Val::Int(i) => Some(i as f64),
+            Val::UInt(u) => Some(u as f64),
+            _ => None,
+        }
+    }
+
+    /// The items of a list or tuple.
+    pub fn items(&self, v: Val) -> Option<&[Val]> {
+        match self.node(v)? {
+            Node::List(items) | Node::Tuple(items) => Some(items),
+            Node::Dict(_) => None,
+        }
+    }
+
+    /// The pairs of a dict.
+    pub fn pairs(&self, v: Val) -> Option<&[(Val, Val)]> {
+        match self.node(v)? {
+            Node::Dict(pairs) => Some(pairs),
+            _ => None,
+        }
+    }
+
+    /// The value of the string key `key` in dict `v` (the last, as Python keeps).
+    pub fn get(&self, v: Val, key: &str) -> Option<Val> {
+        let pairs = self.pairs(v)?;
+        pairs
+            .iter()
+            .rev()
+            .find(|(k, _)| self.str_bytes(*k) == Some(key.as_bytes()))
+            .map(|&(_, v)| v)
+    }
+
+    fn node(&self, v: Val) -> Option<&Node> {
+        match v {
+            Val::Node(i) => self.nodes.get(i as usize),
+            _ => None,
+        }
+    }
+
+    fn str_bytes(&self, v: Val) -> Option<&[u8]> {
+        match v {
+            Val::Str { start, len } => Some(&self.data[start as usize..(start + len) as usize]),
+            _ => None,
+        }
+    }
+}
+
+/// Reads a whole pickle. The input may be up to 4 GiB (strings are 32-bit ranges).
+pub fn read(data: Vec<u8>) -> Result<Tree, Error> {
+    if data.len() > u32::MAX as usize {
+        return Err(Error::limit(
+            "the size of a pickle in bytes",
+            data.len() as u64,
+            u32::MAX as u64,
+        ));
+    }
+    let mut m = Machine {
+        data: &data,
+        at: 0,
+        stack: Vec::new(),
+        marks: Vec::new(),
+        memo: Vec::new(),
+        nodes: Vec::new(),
+    };
+    let root = m.run()?;
+    let nodes = m.nodes;
+    Ok(Tree { data, nodes, root })
+}
+
+/// True when `data` starts like a pickle of protocol 2 or later.
+pub fn is_pickle(data: &[u8]) -> bool {
+    matches!(data, [0x80, 2..=5, ..])
+}
+
+struct Machine<'a> {
+    data: &'a [u8],
+    at: usize,
+    stack: Vec<Val>,
+    /// Stack heights at each MARK.
+    marks: Vec<usize>,
+    memo: Vec<Val>,
+    nodes: Vec<Node>,
+}
+
+impl Machine<'_> {
+    fn run(&mut self) -> Result<Val, Error> {
+        loop {
+            let at = self.at;
+            let op = self.byte()?;
+            if op == b'.' {
+                return match (self.stack.pop(), self.stack.is_empty()) {
+                    (Some(v), true) => Ok(v),
+                    _ => Err(self.error(at, "STOP with a stack of other than one value")),
+                };
+            }
+            self.step(op, at)?;
+        }
+    }
+
+    fn step(&mut self, op: u8, at: usize) -> Result<(), Error> {
+        match op {
+            0x80 => {
+                let proto = self.byte()?;
+                if !(2..=5).contains(&proto) {
+                    return Err(self.error(at, format!("protocol {proto} (memplan reads 2 to 5)")));
+                }
+            }
+            0x95 => {
+                self.take(8)?; // FRAME: a length hint only
+            }
+            b'N' => self.stack.push(Val::None),
+            0x88 => self.stack.push(Val::Bool(true)),
+            0x89 => self.stack.push(Val::Bool(false)),
+            b'J' => {
+                let b = self.array::<4>()?;
+                self.stack.push(Val::Int(i32::from_le_bytes(b).into()))
+            }
+            b'K' => {
+                let b = self.byte()?;
+                self.stack.push(Val::Int(b.into()))
+            }
+            b'M' => {
+                let b = self.array::<2>()?;
+                self.stack.push(Val::Int(u16::from_le_bytes(b).into()))
+            }
+            0x8a => {
+                let n = self.byte()? as usize;
+                self.long(n, at)?
+            }
+            0x8b => {
+                let n = u32::from_le_bytes(self.array::<4>()?) as usize;
+                self.long(n, at)?
+            }
+            b'G' => {
+                let b = self.array::<8>()?;
+                self.stack.push(Val::Float(f64::from_be_bytes(b)))
+            }
+            0x8c => {
+                let n = self.byte()? as u64;
+                self.string(n, at)?
+            }
+            b'X' => {
+                let n = u32::from_le_bytes(self.array::<4>()?) as u64;
+                self.string(n, at)?
+            }
+            0x8d => {
+                let n = u64::from_le_bytes(self.array::<8>()?);
+                self.string(n, at)?
+            }
+            b']' => self.push_node(Node::List(Vec::new())),
+            b'}' => self.push_node(Node::Dict(Vec::new())),
+            b')' => self.push_node(Node::Tuple(Vec::new())),
+            0x85..=0x87 => {
+                let n = (op - 0x84) as usize;
+                let items = self.pop_n(n, at)?;
+                self.push_node(Node::Tuple(items))
+            }
+            b'(' => self.marks.push(self.stack.len()),
+            b't' => {
+                let items = self.pop_mark(at)?;
+                self.push_node(Node::Tuple(items))
+            }
+            b'l' => {
+                let items = self.pop_mark(at)?;
+                self.push_node(Node::List(items))
+            }
+            b'd' => {
+                let items = self.pop_mark(at)?;
+                let pairs = self.pairs(items, at)?;
+                self.push_node(Node::Dict(pairs))
+            }
+            b'a' => {
+                let item = self.pop_n(1, at)?;
+                self.extend(item, at)?
+            }
+            b'e' => {
+                let items = self.pop_mark(at)?;
+                self.extend(items, at)?
+            }
+            b's' => {
+                let items = self.pop_n(2, at)?;
+                self.extend(items, at)?
+            }
+            b'u' => {
+                let items = self.pop_mark(at)?;
+                self.extend(items, at)?
+            }
+            b'0' => {
+                self.pop_n(1, at)?;
+            }
+            b'1' => {
+                self.pop_mark(at)?;
+            }
+            b'2' => {
+                let top = *self.stack.last().ok_or_else(|| self.error(at, "DUP on an empty stack"))?;
+                self.stack.push(top)
+            }
+            b'q' => {
+                let i = self.byte()? as usize;
+                self.put(i, at)?
+            }
+            b'r' => {
+                let i = u32::from_le_bytes(self.array::<4>()?) as usize;
+                self.put(i, at)?
+            }
+            0x94 => self.put(self.memo.len(), at)?,
+            b'h' => {
+                let i = self.byte()? as usize;
+                self.get(i, at)?
+            }
+            b'j' => {
+                let i = u32::from_le_bytes(self.array::<4>()?) as usize;
+                self.get(i, at)?
+            }
+            other => return Err(self.error(at, refused(other))),
+        }
+        Ok(())
+    }
+
+    fn byte(&mut self) -> Result<u8, Error> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
+        Ok(self.take(N)?.try_into().expect("take returns N bytes"))
+    }
+
+    fn take(&mut self, n: usize) -> Result<&[u8], Error> {
+        let left = self.data.len() - self.at;
+        if n > left {
+            return Err(Error::parse(
+                F,
+                Some(format!("byte {}", self.at)),
+                format!("truncated: {n} bytes needed, {left} left"),
+            ));
+        }
+        let s = &self.data[self.at..self.at + n];
+        self.at += n;
+        Ok(s)
+    }
+
+    /// LONG1 / LONG4: `n` bytes of a little-endian two's complement integer.
+    fn long(&mut self, n: usize, at: usize) -> Result<(), Error> {
+        if n > MAX_INT_BYTES {
+            self.take(n)?;
+            return Err(self.error(
+                at,
+                format!("an integer of {n} bytes (memplan reads up to {MAX_INT_BYTES})"),
+            ));
+        }
+        let b = self.take(n)?;
+        let mut v: i128 = 0;
+        for (i, &x) in b.iter().enumerate() {
+            v |= i128::from(x) << (8 * i);
+        }
+        if n > 0 && n < MAX_INT_BYTES && b[n - 1] & 0x80 != 0 {
+            v -= 1i128 << (8 * n); // negative: sign-extend
+        }
+        let v = if let Ok(i) = i64::try_from(v) {
+            Val::Int(i)
+        } else if let Ok(u) = u64::try_from(v) {
+            Val::UInt(u)
+        } else {
+            return Err(self.error(at, "an integer outside 64 bits (memplan reads integers up to 2^64)"));
+        };
+        self.stack.push(v);
+        Ok(())
+    }
+
+    fn string(&mut self, n: u64, at: usize) -> Result<(), Error> {
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        let start = self.at;
+        let s = self.take(n)?;
+        if let Err(e) = std::str::from_utf8(s) {
+            return Err(self.error(at, format!("a string that is not UTF-8 ({e})")));
+        }
+        self.stack.push(Val::Str {
+            start: start as u32,
+            len: n as u32,
+        });
+        Ok(())
+    }
+
+    fn push_node(&mut self, node: Node) {
+        self.nodes.push(node);
+        self.stack.push(Val::Node(self.nodes.len() as u32 - 1));
+    }
+
+    fn pop_n(&mut self, n: usize, at: usize) -> Result<Vec<Val>, Error> {
+        let floor = self.marks.last().copied().unwrap_or(0);
+        if self.stack.len() < floor + n {
+            return Err(self.error(at, format!("{} needs {n} values on the stack", name(self.data[at]))));
+        }
+        Ok(self.stack.split_off(self.stack.len() - n))
+    }
+
+    fn pop_mark(&mut self, at: usize) -> Result<Vec<Val>, Error> {
+        let mark = self
+            .marks
+            .pop()
+            .ok_or_else(|| self.error(at, format!("{} without a MARK", name(self.data[at]))))?;
+        Ok(self.stack.split_off(mark))
+    }
+
+    fn pairs(&self, items: Vec<Val>, at: usize) -> Result<Vec<(Val, Val)>, Error> {
+        if items.len() % 2 != 0 {
+            return Err(self.error(at, "a dict of an odd number of keys and values"));
+        }
+        Ok(items.chunks_exact(2).map(|kv| (kv[0], kv[1])).collect())
+    }
+
+    /// APPEND(S) / SETITEM(S): `items` into the list or dict under them.
+    fn extend(&mut self, items: Vec<Val>, at: usize) -> Result<(), Error> {
+        let op = self.data[at];
+        let (set, what) = if is_set(op) { (true, "dict") } else { (false, "list") };
+        if set && items.len() % 2 != 0 {
+            return Err(self.error(at, "a dict of an odd number of keys and values"));
+        }
+        let target = self.stack.last().copied();
+        let done = match (target.and_then(|t| self.nodes_at_mut(t)), set) {
+            (Some(Node::Dict(d)), true) => {
+                d.extend(items.chunks_exact(2).map(|kv| (kv[0], kv[1])));
+                true
+            }
+            (Some(Node::List(l)), false) => {
+                l.extend(items);
+                true
+            }
+            _ => false,
+        };
+        if !done {
+            return Err(self.error(at, format!("{} on something other than a {what}", name(op))));
+        }
+        Ok(())
+    }
+
+    fn nodes_at_mut(&mut self, v: Val) -> Option<&mut Node> {
+        match v {
+            Val::Node(i) => self.nodes.get_mut(i as usize),
+            _ => None,
+        }
+    }
+
+    fn put(&mut self, i: usize, at: usize) -> Result<(), Error> {
+        let top = *self
+            .stack
+            .last()
+            .ok_or_else(|| self.error(at, "a memo PUT on an empty stack"))?;
+        // each PUT costs at least one byte, so no honest index exceeds the input's size
+        if i > self.data.len() {
+            return Err(self.error(at, format!("memo index {i} beyond the input's size")));
+        }
+        if i >= self.memo.len() {
+            self.memo.resize(i + 1, Val::None);
+        }
+        self.memo[i] = top;
+        Ok(())
+    }
+
+    fn get(&mut self, i: usize, at: usize) -> Result<(), Error> {
+        let v = *self
+            .memo
+            .get(i)
+            .ok_or_else(|| self.error(at, format!("memo index {i} was never stored")))?;
+        self.stack.push(v);
+        Ok(())
+    }
+
+    fn error(&self, at: usize, message: impl Into<String>) -> Error {
+        Error::parse(F, Some(format!("byte {at}")), message)
+    }
+}
+
+fn is_set(op: u8) -> bool {
+    matches!(op, b's' | b'u')
+}
+
+/// The name of an opcode this reader takes, for messages.
+fn name(op: u8) -> &'static str {
+    match op {
+        b'a' => "APPEND",
+        b'e' => "APPENDS",
+        b's' => "SETITEM",
+        b'u' => "SETITEMS",
+        b't' => "TUPLE",
+        b'l' => "LIST",
+        b'd' => "DICT",
+        b'0' => "POP",
+        b'1' => "POP_MARK",
+        0x85 => "TUPLE1",
+        0x86 => "TUPLE2",
+        0x87 => "TUPLE3",
+        _ => "an opcode",
+    }
+}
+
+/// Why an opcode is refused.
+fn refused(op: u8) -> String {
+    let code = match op {
+        b'c' => Some("GLOBAL"),
+        0x93 => Some("STACK_GLOBAL"),
+        b'R' => Some("REDUCE"),
+        b'b' => Some("BUILD"),
+        b'i' => Some("INST"),
+        b'o' => Some("OBJ"),
+        0x81 => Some("NEWOBJ"),
+        0x92 => Some("NEWOBJ_EX"),
+        0x82..=0x84 => Some("EXT"),
+        b'P' | b'Q' => Some("PERSID"),
+        _ => None,
+    };
+    match code {
+        Some(name) => format!(
+            "opcode {name} would import or call Python code: memplan reads only plain data (dicts, lists, tuples, str, int, float, bool, None)"
+        ),
+        None => format!(
+            "opcode {op:#04x} ({:?}) is not one Python writes for plain data (dicts, lists, tuples, str, int, float, bool, None)",
+            op as char
+        ),
+    }
+}
+
