@@ -9,6 +9,7 @@
 //! | `minimalloc` (CSV) | a header with `id`, `lower`, `upper`, `size` (MiniMalloc's spellings) |
 //! | `tflite` (FlatBuffers) | the file identifier `TFL3` at bytes 4..8 |
 //! | `onnx` (protobuf) | a `ModelProto` with a graph and an IR version or opset |
+//! | `snapshot` (PyTorch CUDA memory snapshot) | a pickle (`0x80` and protocol 2 to 5), or gzip |
 //! | `text` (memplan text) | UTF-8 whose first statement is `graph NAME`, a tensor declaration or an op line (with `:`) |
 
 // Without the `models` feature the importers' code is still compiled (format
@@ -30,6 +31,7 @@ mod onnx;
 pub mod packed;
 pub mod pickle;
 mod protobuf;
+pub mod snapshot;
 mod sniff;
 pub mod source;
 mod text;
@@ -50,19 +52,21 @@ pub enum Format {
     Tflite,
     Onnx,
     Text,
+    Snapshot,
 }
 
 /// Largest input accepted: 256 MiB.
 pub const MAX_INPUT_BYTES: usize = 256 << 20;
 
 impl Format {
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Native,
         Format::Corpus,
         Format::MiniMalloc,
         Format::Tflite,
         Format::Onnx,
         Format::Text,
+        Format::Snapshot,
     ];
 
     pub fn name(self) -> &'static str {
@@ -73,6 +77,7 @@ impl Format {
             Format::Tflite => "tflite",
             Format::Onnx => "onnx",
             Format::Text => "text",
+            Format::Snapshot => "snapshot",
         }
     }
 
@@ -82,7 +87,7 @@ impl Format {
             .find(|f| f.name() == name)
             .ok_or_else(|| {
                 Error::usage(format!(
-                    "unknown format `{name}` (expected native, corpus, minimalloc, tflite, onnx or text)"
+                    "unknown format `{name}` (expected native, corpus, minimalloc, tflite, onnx, text or snapshot)"
                 ))
             })
     }
@@ -95,6 +100,9 @@ impl Format {
         }
         if onnx::is_onnx(data) {
             return Ok(Format::Onnx);
+        }
+        if snapshot::is_snapshot(data) {
+            return Ok(Format::Snapshot);
         }
         let text = std::str::from_utf8(&data[..data.len().min(4096)]).unwrap_or("");
         let head = text.trim_start_matches('\u{feff}').trim_start();
@@ -111,7 +119,7 @@ impl Format {
             return Ok(Format::Text);
         }
         Err(Error::usage(
-            "unrecognised input: expected a JSON graph (native or corpus), a MiniMalloc CSV (a header with `id`, `lower`, `upper` and `size` columns), memplan text (tensor lines `NAME SIZE`, op lines `NAME: INPUTS -> OUTPUTS`), a TFLite or an ONNX model",
+            "unrecognised input: expected a JSON graph (native or corpus), a MiniMalloc CSV (a header with `id`, `lower`, `upper` and `size` columns), memplan text (tensor lines `NAME SIZE`, op lines `NAME: INPUTS -> OUTPUTS`), a TFLite or an ONNX model, or a PyTorch memory snapshot (pickle)",
         ))
     }
 }
@@ -155,6 +163,9 @@ pub struct ReadOptions {
     /// Values of named free input dimensions (`batch=4`, or `x:2=48` for an
     /// unnamed one), wherever they occur.
     pub dims: Vec<(String, u64)>,
+    /// The device whose trace a PyTorch snapshot is read for (default: the one
+    /// with the most entries).
+    pub device: Option<u32>,
 }
 
 /// Parses `NAME=VALUE` of `--dim`: `seq=128`.
@@ -249,6 +260,7 @@ pub fn read_with(
         #[cfg(not(feature = "models"))]
         Format::Tflite | Format::Onnx => Err(without_models(format)),
         Format::Text => text::read(data, name),
+        Format::Snapshot => snapshot::read(data.to_vec(), opts.device)?.graph(name),
     }
 }
 
@@ -268,6 +280,8 @@ pub fn read_source(
             src.read_at(0, &mut head)?;
             if tflite::is_tflite(&head) {
                 Format::Tflite
+            } else if snapshot::is_snapshot(&head) {
+                Format::Snapshot
             } else if onnx::is_onnx_source(src) {
                 Format::Onnx
             } else {
@@ -282,6 +296,9 @@ pub fn read_source(
         Format::Tflite => tflite::read_source(src, name, opts),
         #[cfg(not(feature = "models"))]
         Format::Tflite | Format::Onnx => Err(without_models(format)),
+        Format::Snapshot => {
+            snapshot::read(read_all(src, snapshot::MAX_SNAPSHOT_BYTES)?, opts.device)?.graph(name)
+        }
         other => read_with(&whole(src)?, Some(other), name, opts),
     }
 }
@@ -303,11 +320,16 @@ fn without_models(format: Format) -> Error {
 
 /// All of `src`, within [`MAX_INPUT_BYTES`].
 fn whole(src: &dyn Source) -> Result<Vec<u8>, Error> {
-    if src.size() > MAX_INPUT_BYTES as u64 {
+    read_all(src, MAX_INPUT_BYTES as u64)
+}
+
+/// All of `src`, within `limit` bytes.
+pub fn read_all(src: &dyn Source, limit: u64) -> Result<Vec<u8>, Error> {
+    if src.size() > limit {
         return Err(Error::limit(
-            "the input size in bytes (only ONNX and TFLite models may be larger)",
+            "the input size in bytes (only ONNX and TFLite models and snapshots may be larger)",
             src.size(),
-            MAX_INPUT_BYTES as u64,
+            limit,
         ));
     }
     let mut data = vec![0; src.size() as usize];

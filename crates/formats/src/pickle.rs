@@ -29,7 +29,10 @@ pub enum Val {
     UInt(u64),
     Float(f64),
     /// Bytes `start .. start + len` of the input: checked UTF-8.
-    Str { start: u32, len: u32 },
+    Str {
+        start: u32,
+        len: u32,
+    },
     /// A list, tuple or dict: an index into [`Tree::nodes`].
     Node(u32),
 }
@@ -268,7 +271,10 @@ impl Machine<'_> {
                 self.pop_mark(at)?;
             }
             b'2' => {
-                let top = *self.stack.last().ok_or_else(|| self.error(at, "DUP on an empty stack"))?;
+                let top = *self
+                    .stack
+                    .last()
+                    .ok_or_else(|| self.error(at, "DUP on an empty stack"))?;
                 self.stack.push(top)
             }
             b'q' => {
@@ -337,7 +343,10 @@ impl Machine<'_> {
         } else if let Ok(u) = u64::try_from(v) {
             Val::UInt(u)
         } else {
-            return Err(self.error(at, "an integer outside 64 bits (memplan reads integers up to 2^64)"));
+            return Err(self.error(
+                at,
+                "an integer outside 64 bits (memplan reads integers up to 2^64)",
+            ));
         };
         self.stack.push(v);
         Ok(())
@@ -365,7 +374,10 @@ impl Machine<'_> {
     fn pop_n(&mut self, n: usize, at: usize) -> Result<Vec<Val>, Error> {
         let floor = self.marks.last().copied().unwrap_or(0);
         if self.stack.len() < floor + n {
-            return Err(self.error(at, format!("{} needs {n} values on the stack", name(self.data[at]))));
+            return Err(self.error(
+                at,
+                format!("{} needs {n} values on the stack", name(self.data[at])),
+            ));
         }
         Ok(self.stack.split_off(self.stack.len() - n))
     }
@@ -388,7 +400,11 @@ impl Machine<'_> {
     /// APPEND(S) / SETITEM(S): `items` into the list or dict under them.
     fn extend(&mut self, items: Vec<Val>, at: usize) -> Result<(), Error> {
         let op = self.data[at];
-        let (set, what) = if is_set(op) { (true, "dict") } else { (false, "list") };
+        let (set, what) = if is_set(op) {
+            (true, "dict")
+        } else {
+            (false, "list")
+        };
         if set && items.len() % 2 != 0 {
             return Err(self.error(at, "a dict of an odd number of keys and values"));
         }
@@ -495,4 +511,3 @@ fn refused(op: u8) -> String {
         ),
     }
 }
-

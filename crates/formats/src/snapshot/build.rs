@@ -1,0 +1,444 @@
+//! From the pickle's tree to a [`Snapshot`]: one pass over the chosen device's
+//! trace for the blocks, with the segments rebuilt first (`segments.rs`) so that
+//! each block finds the segment it lies in.
+
+use super::segments::{self, Final, Live, Pieces};
+use super::{round, Block, Frame, Oom, Snapshot};
+use crate::pickle::{Tree, Val};
+use memplan::error::Error;
+use std::collections::{BTreeMap, HashMap};
+
+const F: &str = "pytorch snapshot";
+
+/// The keys of the top object memplan reads or knows to ignore.
+const TOP_KEYS: [&str; 4] = [
+    "segments",
+    "device_traces",
+    "allocator_settings",
+    "external_annotations",
+];
+
+/// One trace entry's fields.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Entry {
+    pub action: Action,
+    pub addr: u64,
+    pub size: u64,
+    pub stream: i64,
+    pub time_us: i64,
+    pub device_free: u64,
+    pub frames: Option<Val>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum Action {
+    Alloc,
+    FreeRequested,
+    FreeCompleted,
+    SegmentAlloc,
+    SegmentFree,
+    SegmentMap,
+    SegmentUnmap,
+    Oom,
+    Snapshot,
+    #[default]
+    Other,
+}
+
+impl Action {
+    fn from_name(name: &str) -> Action {
+        match name {
+            "alloc" => Action::Alloc,
+            "free_requested" => Action::FreeRequested,
+            "free_completed" => Action::FreeCompleted,
+            "segment_alloc" => Action::SegmentAlloc,
+            "segment_free" => Action::SegmentFree,
+            "segment_map" => Action::SegmentMap,
+            "segment_unmap" => Action::SegmentUnmap,
+            "oom" => Action::Oom,
+            "snapshot" => Action::Snapshot,
+            _ => Action::Other,
+        }
+    }
+}
+
+pub(super) fn snapshot(tree: &Tree, device: Option<u32>) -> Result<Snapshot, Error> {
+    let root = tree.root;
+    let pairs = tree
+        .pairs(root)
+        .ok_or_else(|| bad("the pickle holds no dict: not a memory snapshot"))?;
+    let mut notes = Vec::new();
+    let unknown: Vec<&str> = (pairs.iter())
+        .filter_map(|(k, _)| tree.str(*k))
+        .filter(|k| !TOP_KEYS.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        notes.push(format!("skipped the unknown keys {}", unknown.join(", ")));
+    }
+    let traces = match tree.get(root, "device_traces") {
+        Some(t) => tree
+            .items(t)
+            .ok_or_else(|| bad("`device_traces` is not a list"))?,
+        None => return Err(bad("no `device_traces`: not a memory snapshot, or recorded without `_record_memory_history`")),
+    };
+    let lens: Vec<u32> = (traces.iter())
+        .map(|&t| tree.items(t).map_or(0, |e| e.len() as u32))
+        .collect();
+    let device = match device {
+        Some(d) if (d as usize) < traces.len() => d,
+        Some(d) => {
+            return Err(Error::usage(format!(
+                "device {d} is not in the snapshot (it has traces of {} devices)",
+                traces.len()
+            )))
+        }
+        // the device with the most entries (the first of equals)
+        None => (0..lens.len())
+            .max_by_key(|&i| (lens[i], std::cmp::Reverse(i)))
+            .unwrap_or(0) as u32,
+    };
+    let raw = match traces.get(device as usize) {
+        Some(&t) => tree
+            .items(t)
+            .ok_or_else(|| bad("a device's trace is not a list"))?,
+        None => &[],
+    };
+    let mut b = Builder::new(tree);
+    let entries = b.entries(raw, &mut notes)?;
+    let finals = b.finals(tree.get(root, "segments"), device)?;
+    let pieces = segments::rebuild(&entries, &finals, &mut notes);
+    let steps = entries.len() as u32;
+    let blocks = b.blocks(&entries, &finals, &pieces, &mut notes);
+    let reserved = segments::reserved(&pieces.list, steps);
+    let mut snap = Snapshot {
+        device,
+        devices: lens,
+        steps,
+        times_us: entries.iter().map(|e| e.time_us).collect(),
+        blocks,
+        segments: pieces.list,
+        frames: b.frames,
+        stacks: b.stacks,
+        reserved,
+        oom: None,
+        notes,
+    };
+    snap.oom = entries
+        .iter()
+        .position(|e| e.action == Action::Oom)
+        .map(|i| {
+            let e = &entries[i];
+            Oom {
+                step: i as u32,
+                size: e.size,
+                device_free: e.device_free,
+                allocated: snap.live_at(i as u32),
+                reserved: snap.reserved_at(i as u32),
+            }
+        });
+    Ok(snap)
+}
+
+fn bad(message: impl Into<String>) -> Error {
+    Error::parse(F, None, message)
+}
+
+struct Builder<'t> {
+    tree: &'t Tree,
+    frames: Vec<Frame>,
+    stacks: Vec<Vec<u32>>,
+    /// Frame dicts and frame lists already seen, by their node in the pickle.
+    frame_of: HashMap<u32, u32>,
+    stack_of: HashMap<u32, u32>,
+    frame_ids: HashMap<Frame, u32>,
+    stack_ids: HashMap<Vec<u32>, u32>,
+}
+
+impl<'t> Builder<'t> {
+    fn new(tree: &'t Tree) -> Self {
+        Builder {
+            tree,
+            frames: Vec::new(),
+            stacks: Vec::new(),
+            frame_of: HashMap::new(),
+            stack_of: HashMap::new(),
+            frame_ids: HashMap::new(),
+            stack_ids: HashMap::new(),
+        }
+    }
+
+    fn entries(&self, raw: &[Val], notes: &mut Vec<String>) -> Result<Vec<Entry>, Error> {
+        let mut unknown: BTreeMap<String, usize> = BTreeMap::new();
+        let mut entries = Vec::with_capacity(raw.len());
+        for (i, &v) in raw.iter().enumerate() {
+            let e = self.entry(v, i, &mut unknown)?;
+            entries.push(e);
+        }
+        if !unknown.is_empty() {
+            let list: Vec<String> = unknown.iter().map(|(a, n)| format!("{a} ({n})")).collect();
+            notes.push(format!(
+                "skipped the trace entries of unknown actions: {}",
+                list.join(", ")
+            ));
+        }
+        Ok(entries)
+    }
+
+    fn entry(
+        &self,
+        v: Val,
+        i: usize,
+        unknown: &mut BTreeMap<String, usize>,
+    ) -> Result<Entry, Error> {
+        let t = self.tree;
+        let pairs = t
+            .pairs(v)
+            .ok_or_else(|| bad(format!("trace entry {i} is not a dict")))?;
+        let mut e = Entry::default();
+        let mut action = None;
+        for &(k, val) in pairs {
+            let int = || -> Result<i128, Error> {
+                t.int(val).ok_or_else(|| {
+                    bad(format!(
+                        "trace entry {i}: `{}` is not an integer",
+                        t.str(k).unwrap_or("?")
+                    ))
+                })
+            };
+            match t.str(k) {
+                Some("action") => action = t.str(val),
+                Some("addr") => e.addr = unsigned(int()?, i, "addr")?,
+                Some("size") => e.size = unsigned(int()?, i, "size")?,
+                Some("stream") => e.stream = int()? as i64,
+                Some("time_us") => e.time_us = int()? as i64,
+                Some("device_free") => e.device_free = unsigned(int()?, i, "device_free")?,
+                Some("frames") => e.frames = Some(val),
+                _ => {}
+            }
+        }
+        let action = action.ok_or_else(|| bad(format!("trace entry {i} has no `action`")))?;
+        e.action = Action::from_name(action);
+        if e.action == Action::Other {
+            *unknown.entry(action.to_string()).or_default() += 1;
+        }
+        Ok(e)
+    }
+
+    /// The final `segments` of `device`, with their active blocks.
+    fn finals(&mut self, list: Option<Val>, device: u32) -> Result<Vec<Final>, Error> {
+        let t = self.tree;
+        let Some(list) = list else {
+            return Ok(Vec::new());
+        };
+        let items = t
+            .items(list)
+            .ok_or_else(|| bad("`segments` is not a list"))?;
+        let mut out = Vec::new();
+        for (i, &s) in items.iter().enumerate() {
+            let field = |k: &str| t.get(s, k).and_then(|v| t.int(v));
+            if field("device").unwrap_or(0) != i128::from(device) {
+                continue;
+            }
+            let (Some(addr), Some(size)) = (field("address"), field("total_size")) else {
+                return Err(bad(format!("segment {i} has no `address` or `total_size`")));
+            };
+            let pool = t
+                .get(s, "segment_pool_id")
+                .and_then(|p| t.items(p))
+                .and_then(|p| Some((t.int(*p.first()?)? as i64, t.int(*p.get(1)?)? as i64)))
+                .filter(|&p| p != (0, 0));
+            let mut blocks = Vec::new();
+            for &blk in t.get(s, "blocks").and_then(|b| t.items(b)).unwrap_or(&[]) {
+                let state = t.get(blk, "state").and_then(|v| t.str(v)).unwrap_or("");
+                let int = |k: &str| t.get(blk, k).and_then(|v| t.int(v));
+                if !state.starts_with("active") {
+                    continue;
+                }
+                let stack = t.get(blk, "frames").map(|f| self.stack(f));
+                if let (Some(a), Some(sz)) = (int("address"), int("size")) {
+                    let req = int("requested_size").unwrap_or(sz);
+                    blocks.push((a as u64, sz as u64, req as u64, stack.flatten()));
+                }
+            }
+            out.push(Final {
+                addr: addr as u64,
+                size: size as u64,
+                stream: field("stream").unwrap_or(0) as i64,
+                expandable: t.get(s, "is_expandable") == Some(Val::Bool(true)),
+                pool,
+                blocks,
+            });
+        }
+        Ok(out)
+    }
+
+    fn blocks(
+        &mut self,
+        entries: &[Entry],
+        finals: &[Final],
+        pieces: &Pieces,
+        notes: &mut Vec<String>,
+    ) -> Vec<Block> {
+        let last = (entries.len() as u32).saturating_sub(1);
+        let mut blocks: Vec<Block> = Vec::new();
+        let mut open: HashMap<u64, usize> = HashMap::new();
+        let mut doubled = 0usize;
+        let list = &pieces.list;
+        let mut live = Live::new(list);
+        for (i, e) in entries.iter().enumerate() {
+            let step = i as u32;
+            live.advance(list, step);
+            match e.action {
+                Action::Alloc => {
+                    let stack = e.frames.and_then(|f| self.stack(f));
+                    let block = Block {
+                        addr: e.addr,
+                        size: round(e.size),
+                        requested: e.size,
+                        stream: e.stream,
+                        start: step,
+                        end: last,
+                        allocated_in_trace: true,
+                        free_requested: None,
+                        freed: false,
+                        stack,
+                        segment: live.find(list, e.addr),
+                    };
+                    if let Some(prev) = open.insert(e.addr, blocks.len()) {
+                        // allocated again without a free: end the old one here
+                        blocks[prev].end = step;
+                        doubled += 1;
+                    }
+                    blocks.push(block);
+                }
+                Action::FreeRequested => {
+                    match open.get(&e.addr) {
+                        Some(&b) => blocks[b].free_requested = Some(step),
+                        None => {
+                            // a block from before recording: it opens at step 0
+                            let b = before(e, self.stack_opt(e), live.find(list, e.addr));
+                            open.insert(e.addr, blocks.len());
+                            blocks.push(Block {
+                                free_requested: Some(step),
+                                ..b
+                            });
+                        }
+                    }
+                }
+                Action::FreeCompleted => {
+                    let b = match open.remove(&e.addr) {
+                        Some(b) => b,
+                        None => {
+                            blocks.push(before(e, self.stack_opt(e), live.find(list, e.addr)));
+                            blocks.len() - 1
+                        }
+                    };
+                    blocks[b].end = step;
+                    blocks[b].freed = true;
+                }
+                _ => {}
+            }
+        }
+        // blocks alive at the end that the trace never allocated
+        live.advance(list, last);
+        for f in finals {
+            for &(addr, size, requested, stack) in &f.blocks {
+                if open.contains_key(&addr) {
+                    continue;
+                }
+                blocks.push(Block {
+                    addr,
+                    size,
+                    requested,
+                    stream: f.stream,
+                    start: 0,
+                    end: last,
+                    allocated_in_trace: false,
+                    free_requested: None,
+                    freed: false,
+                    stack,
+                    segment: live.find(list, addr),
+                });
+            }
+        }
+        if doubled > 0 {
+            notes.push(format!(
+                "{doubled} addresses were allocated again before a free_completed: each earlier block ends at the next alloc"
+            ));
+        }
+        blocks
+    }
+
+    fn stack_opt(&mut self, e: &Entry) -> Option<u32> {
+        e.frames.and_then(|f| self.stack(f))
+    }
+
+    /// The stack of a frame list, shared: a list seen before is not read again.
+    fn stack(&mut self, list: Val) -> Option<u32> {
+        let node = node_id(list)?;
+        if let Some(&s) = self.stack_of.get(&node) {
+            return Some(s);
+        }
+        let items = self.tree.items(list)?;
+        if items.is_empty() {
+            return None;
+        }
+        let frames: Vec<u32> = items.iter().filter_map(|&f| self.frame(f)).collect();
+        let next = self.stacks.len() as u32;
+        let id = *self.stack_ids.entry(frames.clone()).or_insert(next);
+        if id == next {
+            self.stacks.push(frames);
+        }
+        self.stack_of.insert(node, id);
+        Some(id)
+    }
+
+    fn frame(&mut self, v: Val) -> Option<u32> {
+        let node = node_id(v)?;
+        if let Some(&f) = self.frame_of.get(&node) {
+            return Some(f);
+        }
+        let t = self.tree;
+        let text = |k: &str| t.get(v, k).and_then(|x| t.str(x)).unwrap_or("").to_string();
+        let frame = Frame {
+            name: text("name"),
+            filename: text("filename"),
+            line: t.get(v, "line").and_then(|x| t.int(x)).unwrap_or(0) as i64,
+        };
+        let next = self.frames.len() as u32;
+        let id = *self.frame_ids.entry(frame.clone()).or_insert(next);
+        if id == next {
+            self.frames.push(frame);
+        }
+        self.frame_of.insert(node, id);
+        Some(id)
+    }
+}
+
+/// A block allocated before recording, first seen at its free.
+fn before(e: &Entry, stack: Option<u32>, segment: Option<u32>) -> Block {
+    Block {
+        addr: e.addr,
+        size: round(e.size),
+        requested: e.size,
+        stream: e.stream,
+        start: 0,
+        end: 0,
+        allocated_in_trace: false,
+        free_requested: None,
+        freed: false,
+        stack,
+        segment,
+    }
+}
+
+fn unsigned(v: i128, i: usize, key: &str) -> Result<u64, Error> {
+    u64::try_from(v).map_err(|_| bad(format!("trace entry {i}: `{key}` is {v}, outside 0..2^64")))
+}
+
+fn node_id(v: Val) -> Option<u32> {
+    match v {
+        Val::Node(i) => Some(i),
+        _ => None,
+    }
+}

@@ -1,0 +1,152 @@
+//! What a snapshot says about memory: the live and reserved peaks, what was
+//! reserved but unallocated at the reserved peak and the largest hole in it, and
+//! what holds the memory at a step, grouped by allocating frame.
+
+use super::segments::gaps;
+use super::{Block, Snapshot};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// The headline figures of a snapshot (the plan's come from the planner).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Figures {
+    pub device: u32,
+    pub steps: u32,
+    pub blocks: usize,
+    pub segments: usize,
+    /// Distinct frames and stacks.
+    pub frames: usize,
+    pub stacks: usize,
+    /// The most bytes allocated at once (torch's `max_memory_allocated`) and when.
+    pub live_peak: u64,
+    pub live_peak_step: u32,
+    /// The most bytes reserved at once (torch's `max_memory_reserved`) and when.
+    pub reserved_peak: u64,
+    pub reserved_peak_step: u32,
+    /// Reserved minus allocated at the reserved peak.
+    pub unused_at_reserved_peak: u64,
+    /// The largest address range reserved but unallocated at the reserved peak.
+    pub largest_gap_at_reserved_peak: u64,
+    /// From the first entry to the last.
+    pub duration_us: i64,
+}
+
+/// What one allocating frame holds at a step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Holder {
+    /// The innermost frame of the blocks' stacks (an index into
+    /// [`Snapshot::frames`]); `None` for blocks recorded without a stack.
+    pub frame: Option<u32>,
+    pub bytes: u64,
+    pub blocks: usize,
+}
+
+impl Snapshot {
+    /// Allocated bytes at every step.
+    pub fn live_bytes(&self) -> Vec<u64> {
+        let n = self.steps as usize;
+        let mut delta = vec![0i128; n + 1];
+        for b in &self.blocks {
+            delta[b.start as usize] += i128::from(b.size);
+            delta[(b.end as usize + 1).min(n)] -= i128::from(b.size);
+        }
+        let mut at = 0i128;
+        delta[..n]
+            .iter()
+            .map(|d| {
+                at += d;
+                at as u64
+            })
+            .collect()
+    }
+
+    /// Allocated bytes at `step`.
+    pub fn live_at(&self, step: u32) -> u64 {
+        self.alive(step).map(|b| b.size).sum()
+    }
+
+    /// Reserved bytes at `step`.
+    pub fn reserved_at(&self, step: u32) -> u64 {
+        let i = self.reserved.partition_point(|&(s, _)| s <= step);
+        i.checked_sub(1).map_or(0, |i| self.reserved[i].1)
+    }
+
+    fn alive(&self, step: u32) -> impl Iterator<Item = &Block> {
+        (self.blocks.iter()).filter(move |b| b.start <= step && step <= b.end)
+    }
+
+    pub fn figures(&self) -> Figures {
+        let live = self.live_bytes();
+        let (live_peak_step, live_peak) = peak(live.iter().copied().enumerate());
+        let (reserved_peak_step, reserved_peak) =
+            peak(self.reserved.iter().map(|&(s, b)| (s as usize, b)));
+        let at = reserved_peak_step as u32;
+        let allocated = live.get(at as usize).copied().unwrap_or(0);
+        Figures {
+            device: self.device,
+            steps: self.steps,
+            blocks: self.blocks.len(),
+            segments: self.segments.len(),
+            frames: self.frames.len(),
+            stacks: self.stacks.len(),
+            live_peak,
+            live_peak_step: live_peak_step as u32,
+            reserved_peak,
+            reserved_peak_step: at,
+            unused_at_reserved_peak: reserved_peak.saturating_sub(allocated),
+            largest_gap_at_reserved_peak: self.largest_gap(at),
+            duration_us: self.time_us(self.steps.saturating_sub(1)),
+        }
+    }
+
+    /// The largest reserved range without a block at `step`.
+    pub fn largest_gap(&self, step: u32) -> u64 {
+        let mut taken: Vec<(u64, u64)> = self
+            .alive(step)
+            .map(|b| (b.addr, b.addr + b.size))
+            .collect();
+        taken.sort_unstable();
+        let live = |s: &&super::Segment| s.start <= step && step <= s.end;
+        (self.segments.iter().filter(live))
+            .flat_map(|s| {
+                let (lo, hi) = (s.addr, s.addr + s.size);
+                let first = taken.partition_point(|&(_, end)| end <= lo);
+                let inside = taken[first..].iter().take_while(|&&(a, _)| a < hi).copied();
+                gaps(lo, hi, inside.collect())
+            })
+            .map(|(_, size)| size)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// What is alive at `step`, grouped by the innermost frame of each block's
+    /// stack, largest first.
+    pub fn holders(&self, step: u32) -> Vec<Holder> {
+        let mut by: HashMap<Option<u32>, (u64, usize)> = HashMap::new();
+        for b in self.alive(step) {
+            let frame = b
+                .stack
+                .and_then(|s| self.stacks[s as usize].first().copied());
+            let e = by.entry(frame).or_default();
+            e.0 += b.size;
+            e.1 += 1;
+        }
+        let mut out: Vec<Holder> = (by.into_iter())
+            .map(|(frame, (bytes, blocks))| Holder {
+                frame,
+                bytes,
+                blocks,
+            })
+            .collect();
+        out.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.frame.cmp(&b.frame)));
+        out
+    }
+}
+
+/// The first maximum of `(step, bytes)`.
+fn peak(values: impl Iterator<Item = (usize, u64)>) -> (usize, u64) {
+    values.fold(
+        (0, 0),
+        |best, (s, b)| if b > best.1 { (s, b) } else { best },
+    )
+}

@@ -1,0 +1,227 @@
+//! PyTorch CUDA memory snapshots (`torch.cuda.memory._dump_snapshot`): the caching
+//! allocator's trace of one device rebuilt as blocks at their real addresses,
+//! segments over time, the reserved bytes and the `oom` moment, and the same
+//! allocations as a [`Graph`] of buffers with fixed lifetimes for the planners.
+//!
+//! A step is a trace entry's index. A block lives from its `alloc` entry to the
+//! `free_completed` entry of its address, both inclusive; a block allocated before
+//! recording started (freed with no `alloc`, or active in the final `segments`
+//! without one) lives from step 0, and one still allocated at the end lives to the
+//! last step. Sizes are the allocator's: the request rounded up to 512 bytes, as
+//! torch counts `max_memory_allocated`; the request is kept beside it.
+//!
+//! Frames are kept shared: each distinct frame once in [`Snapshot::frames`], each
+//! distinct stack once in [`Snapshot::stacks`], and a block names its stack.
+
+mod build;
+mod figures;
+mod layout;
+mod segments;
+mod summary;
+
+pub use figures::{Figures, Holder};
+pub use layout::Region;
+pub use summary::{HolderAt, OomVerdict, Summary};
+
+use crate::pickle;
+use memplan::error::Error;
+use memplan::graph::{Graph, Role, Tensor};
+use memplan::liveness::Lifetime;
+use serde::Serialize;
+
+/// Largest snapshot accepted (its pickle, after gzip): 4 GiB.
+pub const MAX_SNAPSHOT_BYTES: u64 = u32::MAX as u64;
+
+/// The allocator's smallest block: every request is rounded up to a multiple.
+pub const BLOCK_ROUND: u64 = 512;
+
+/// One allocation of the program: a block of the caching allocator.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Block {
+    pub addr: u64,
+    /// The block's bytes (the request rounded up to 512).
+    pub size: u64,
+    /// What the program asked for.
+    pub requested: u64,
+    pub stream: i64,
+    /// The step of its `alloc` (0 when allocated before recording).
+    pub start: u32,
+    /// The step of its `free_completed` (the last step when never freed).
+    pub end: u32,
+    /// False when allocated before recording started.
+    pub allocated_in_trace: bool,
+    /// The step of its `free_requested`, when the program let go.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub free_requested: Option<u32>,
+    /// True when the trace frees it.
+    pub freed: bool,
+    /// Its stack: an index into [`Snapshot::stacks`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stack: Option<u32>,
+    /// The segment it lies in: an index into [`Snapshot::segments`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segment: Option<u32>,
+}
+
+/// Memory reserved from the driver over a time range: a segment (`cudaMalloc`), or
+/// a mapped range of an expandable segment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Segment {
+    pub addr: u64,
+    pub size: u64,
+    pub stream: i64,
+    /// First and last step it is reserved (inclusive).
+    pub start: u32,
+    pub end: u32,
+    /// Mapped into an expandable segment (`segment_map`), rather than allocated whole.
+    pub expandable: bool,
+    /// Its private pool (`segment_pool_id`), when not the default `(0, 0)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<(i64, i64)>,
+}
+
+/// One Python frame.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Frame {
+    pub name: String,
+    pub filename: String,
+    pub line: i64,
+}
+
+/// An allocation that failed (an `oom` entry).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Oom {
+    pub step: u32,
+    /// The bytes requested.
+    pub size: u64,
+    /// What the driver said was free on the device.
+    pub device_free: u64,
+    /// Allocated (live) and reserved bytes at the failure.
+    pub allocated: u64,
+    pub reserved: u64,
+}
+
+/// A snapshot's trace of one device, rebuilt.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Snapshot {
+    pub device: u32,
+    /// The number of trace entries of every device.
+    pub devices: Vec<u32>,
+    /// Trace entries on this device: the steps.
+    pub steps: u32,
+    /// Each entry's `time_us`.
+    #[serde(skip)]
+    pub times_us: Vec<i64>,
+    pub blocks: Vec<Block>,
+    pub segments: Vec<Segment>,
+    pub frames: Vec<Frame>,
+    /// Each distinct stack: frame indices, innermost first.
+    pub stacks: Vec<Vec<u32>>,
+    /// Reserved bytes from each step on, at each change: `(step, bytes)`.
+    pub reserved: Vec<(u32, u64)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oom: Option<Oom>,
+    pub notes: Vec<String>,
+}
+
+/// True when `data` starts like a snapshot file: a pickle, or gzip (whose content
+/// is checked when read).
+pub fn is_snapshot(data: &[u8]) -> bool {
+    pickle::is_pickle(data) || is_gzip(data)
+}
+
+pub fn is_gzip(data: &[u8]) -> bool {
+    data.starts_with(&[0x1f, 0x8b])
+}
+
+/// Reads a snapshot (a pickle, or a gzipped one) and rebuilds the trace of
+/// `device`, or of the device with the most entries.
+pub fn read(data: Vec<u8>, device: Option<u32>) -> Result<Snapshot, Error> {
+    let data = if is_gzip(&data) { gunzip(&data)? } else { data };
+    if !pickle::is_pickle(&data) {
+        return Err(Error::parse(
+            "pickle",
+            Some("byte 0".into()),
+            "not a pickle of protocol 2 to 5 (a snapshot starts with 0x80 and the protocol)",
+        ));
+    }
+    let tree = pickle::read(data)?;
+    build::snapshot(&tree, device)
+}
+
+fn gunzip(data: &[u8]) -> Result<Vec<u8>, Error> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let limit = MAX_SNAPSHOT_BYTES + 1;
+    flate2::read::GzDecoder::new(data)
+        .take(limit)
+        .read_to_end(&mut out)
+        .map_err(|e| Error::parse("gzip", None, e.to_string()))?;
+    if out.len() as u64 >= limit {
+        return Err(Error::limit(
+            "the size of the snapshot after gzip",
+            out.len() as u64,
+            MAX_SNAPSHOT_BYTES,
+        ));
+    }
+    Ok(out)
+}
+
+/// A request rounded up as the allocator does.
+pub fn round(size: u64) -> u64 {
+    size.max(1).div_ceil(BLOCK_ROUND) * BLOCK_ROUND
+}
+
+impl Snapshot {
+    /// The blocks as buffers with fixed lifetimes, in block order: tensor `i` is
+    /// block `i`.
+    pub fn graph(&self, name: &str) -> Result<Graph, Error> {
+        self.graph_with(name, None)
+    }
+
+    /// [`Snapshot::graph`] plus the failed request of the `oom` entry as a last
+    /// buffer, live from the failure to the end: would a plan fit it?
+    pub fn graph_with_request(&self, name: &str) -> Result<Option<Graph>, Error> {
+        match &self.oom {
+            Some(oom) => self.graph_with(name, Some(oom)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn graph_with(&self, name: &str, oom: Option<&Oom>) -> Result<Graph, Error> {
+        let last = self.steps.saturating_sub(1);
+        let buffer = |name: String, size: u64, start: u32, end: u32| Tensor {
+            name,
+            size,
+            role: Role::Arena,
+            level: None,
+            lifetime: Some(Lifetime::new(start, end)),
+        };
+        let mut tensors: Vec<Tensor> = (self.blocks.iter().enumerate())
+            .map(|(i, b)| buffer(format!("b{i}"), b.size, b.start, b.end))
+            .collect();
+        if let Some(oom) = oom {
+            tensors.push(buffer(
+                "failed request".into(),
+                round(oom.size),
+                oom.step,
+                last.max(oom.step),
+            ));
+        }
+        let mut graph = Graph::new(name.to_string(), tensors, Vec::new())?;
+        graph.notes = self.notes.clone();
+        Ok(graph)
+    }
+
+    /// The time of step `step` in microseconds from the first entry.
+    pub fn time_us(&self, step: u32) -> i64 {
+        let first = self.times_us.first().copied().unwrap_or(0);
+        self.times_us.get(step as usize).map_or(0, |t| t - first)
+    }
+
+    /// The innermost frame of block `b`'s stack.
+    pub fn top_frame(&self, b: &Block) -> Option<&Frame> {
+        let stack = &self.stacks[b.stack? as usize];
+        stack.first().map(|&f| &self.frames[f as usize])
+    }
+}
