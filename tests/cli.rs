@@ -467,3 +467,42 @@ fn npu_matmul_writes_a_case_npu_solves() {
         );
     }
 }
+
+#[test]
+fn a_snapshot_plans_beside_its_real_layout_and_its_plan_checks() {
+    let (code, out, err) = memplan(&["plan", "tests/data/mlp_train.pickle.gz", "--json", "-"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let snap = &doc["snapshot"];
+    assert_eq!(snap["live_peak"], 489_624_064u64);
+    assert_eq!(snap["reserved_peak"], 494_927_872u64);
+    assert_eq!(doc["valid"], true);
+    assert!(snap["plan_peak"].as_u64().unwrap() >= 489_624_064);
+    assert!(snap["holders"][0]["bytes"].as_u64().unwrap() > 0);
+    // the plan is a plan file of the snapshot's blocks
+    let plan = temp("mlp_plan.json", &out);
+    let (code, out, err) = memplan(&[
+        "check",
+        "tests/data/mlp_train.pickle",
+        plan.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("0 violation(s)"), "{out}");
+    let svg = std::env::temp_dir().join(format!("memplan-snap-{}.svg", std::process::id()));
+    let (code, out, _) = memplan(&[
+        "plan",
+        "tests/data/mlp_train.pickle",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("live peak    466.94 MiB (489624064 B)"),
+        "{out}"
+    );
+    let doc = std::fs::read_to_string(&svg).unwrap();
+    assert!(doc.contains("mlp_train: pytorch") && doc.contains("mlp_train: greedy-size"));
+    let (code, _, err) = memplan(&["plan", "tests/data/mlp_train.pickle", "--device", "2"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("device 2 is not in the snapshot"), "{err}");
+}

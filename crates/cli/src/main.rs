@@ -9,6 +9,7 @@ mod npu;
 mod npu_check;
 mod report;
 mod shapes;
+mod snapshot;
 
 use lexopt::prelude::*;
 use memplan::liveness::LiveOptions;
@@ -209,11 +210,11 @@ impl Token {
 /// Options shared by `plan` and `bench`.
 #[derive(Default)]
 pub(crate) struct Common {
-    opts: Options,
+    pub(crate) opts: Options,
     format: Option<Format>,
     pub(crate) read: ReadOptions,
     /// `--budget`, when given.
-    budget_ms: Option<u64>,
+    pub(crate) budget_ms: Option<u64>,
     /// `--deterministic`: budgets count work units, not wall time.
     deterministic: bool,
 }
@@ -238,7 +239,7 @@ impl Common {
     /// A budget of `ms` milliseconds: wall time, or with `--deterministic` the work
     /// units that stand for it, so that every machine and the browser find the
     /// same plan.
-    fn budget<'a>(&self, ms: f64) -> Budget<'a> {
+    pub(crate) fn budget<'a>(&self, ms: f64) -> Budget<'a> {
         if self.deterministic {
             Budget::work_for_ms(ms as u64)
         } else {
@@ -285,6 +286,12 @@ impl Common {
             }
             "no-declared" => self.read.no_declared = true,
             "dim" => (self.read.dims).push(formats::parse_dim(&args.value()?.string()?)?),
+            "device" => {
+                let d = args.value()?.string()?;
+                let d = (d.parse::<u32>())
+                    .map_err(|_| format!("--device: `{d}` is not a device number"))?;
+                self.read.device = Some(d);
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -313,6 +320,9 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
         }
     }
     let file = file.ok_or("plan: missing FILE")?;
+    if common.format.is_none_or(|f| f == Format::Snapshot) && snapshot::is_snapshot_file(&file) {
+        return plan_snapshot(&file, strategy, &common, json, svg);
+    }
     let graph = load(&file, common.format, &common.read)?;
     let analysis = memplan::analyse(&graph, &common.opts)?;
     let budget_ms = common.budget_ms.unwrap_or(PLAN_BUDGET_MS) as f64;
@@ -372,6 +382,46 @@ fn plan(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error
         None => text(),
     }
     Ok(if plan_report.valid {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `plan` on a PyTorch memory snapshot.
+fn plan_snapshot(
+    file: &Path,
+    strategy: Strategy,
+    common: &Common,
+    json: Option<String>,
+    svg: Option<String>,
+) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let snap = snapshot::load(file, common.read.device)?;
+    let stem = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("snapshot");
+    let budget_ms = common.budget_ms.unwrap_or(PLAN_BUDGET_MS) as f64;
+    let planned = snapshot::plan(snap, stem, strategy, common, budget_ms)?;
+    if let Some(path) = svg {
+        // the allocator's real layout over memplan's plan of the same blocks
+        let (plan, profile) = (&planned.report.plan, &planned.report.profile);
+        let doc = memplan_render::svg_pair(&planned.snap.layout(plan), plan, profile, 960, 1440)?;
+        std::fs::write(&path, doc).map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    // the plan report as for any graph (a plan file `check` reads), and the snapshot's section
+    let mut doc = serde_json::to_value(report::plan_json(&planned.graph, &planned.report, &[]))?;
+    doc["snapshot"] = serde_json::to_value(&planned.summary)?;
+    match json.as_deref() {
+        Some("-") => println!("{}", serde_json::to_string_pretty(&doc)?),
+        Some(path) => {
+            std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")
+                .map_err(|e| format!("cannot write {path}: {e}"))?;
+            print!("{}", snapshot::text(&planned));
+        }
+        None => print!("{}", snapshot::text(&planned)),
+    }
+    Ok(if planned.report.valid {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

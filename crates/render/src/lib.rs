@@ -44,7 +44,7 @@ pub use time_address::{
 use style::{pool_colour, BOUND, GRID, INK, PALETTE, PEAK};
 
 pub use axes::Boxes;
-pub use report::svg;
+pub use report::{svg, svg_pair};
 pub use view::{Frame, View, Window};
 
 // The helpers every chart shares, for the chart files to take from here.

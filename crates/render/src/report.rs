@@ -17,6 +17,26 @@ pub fn svg(plan: &Plan, profile: &[(u32, u64)], width: u32, height: u32) -> Resu
     Ok(out)
 }
 
+/// Two plans of the same buffers one above the other in one SVG document, each
+/// as [`svg`] draws it: a PyTorch snapshot's real layout over memplan's plan.
+pub fn svg_pair(
+    first: &Plan,
+    second: &Plan,
+    profile: &[(u32, u64)],
+    width: u32,
+    height: u32,
+) -> Result<String, String> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        let (top, bottom) = root.split_vertically(height / 2);
+        draw_report(&top, first, profile).map_err(|e| e.to_string())?;
+        draw_report(&bottom, second, profile).map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(out)
+}
+
 pub(crate) fn draw_report<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     plan: &Plan,
