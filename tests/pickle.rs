@@ -5,7 +5,7 @@
 
 mod common;
 
-use memplan_formats::pickle::{self, Tree, Val};
+use memplan_formats::pickle::{self, Fold, Node, Tree, Val};
 use serde_json::{json, Value};
 
 fn data(name: &str) -> Vec<u8> {
@@ -28,6 +28,7 @@ fn to_json(t: &Tree, v: Val) -> Value {
             }
         }
         Val::Str { .. } => json!(t.str(v).unwrap()),
+        Val::Record(_) => unreachable!("no fold, no records"),
         Val::Node(_) => match (t.items(v), t.pairs(v)) {
             (Some(items), _) => Value::Array(items.iter().map(|&x| to_json(t, x)).collect()),
             (_, Some(pairs)) => Value::Object(
@@ -73,6 +74,69 @@ fn addresses_at_or_above_2_to_the_63_keep_every_bit() {
     assert!(values.contains(&((1i128 << 63) + 5)));
     assert!(values.contains(&((1i128 << 64) - 1)));
     assert!(values.contains(&-(1i128 << 63)));
+}
+
+/// Folds the dicts with an `action` key (as the snapshot reader does) into records
+/// numbered in order.
+struct Actions(u32);
+
+impl Fold for Actions {
+    fn dict(&mut self, t: &Tree, pairs: &[(Val, Val)]) -> Result<Option<u32>, memplan::Error> {
+        Ok(t.find(pairs, "action").map(|_| {
+            self.0 += 1;
+            self.0 - 1
+        }))
+    }
+}
+
+#[test]
+fn a_folded_dict_is_a_record_at_every_memo_reference() {
+    // Python's pickle.dumps([d, d, {'action': 'y', 'w': [1]}]) with d = {'action': 'x', 'v': 1}
+    let p4 = b"\x80\x04\x951\x00\x00\x00\x00\x00\x00\x00]\x94(}\x94(\x8c\x06action\x94\x8c\x01x\x94\x8c\x01v\x94K\x01uh\x01}\x94(h\x02\x8c\x01y\x94\x8c\x01w\x94]\x94K\x01aue.";
+    let tree = pickle::read_from(&p4[..], &mut Actions(0)).unwrap();
+    let items = tree.items(tree.root).unwrap();
+    assert_eq!(items, [Val::Record(0), Val::Record(0), Val::Record(1)]);
+    // d, the last node made when folded, gave its node back; the second dict made
+    // [1] after itself, so its node stays, emptied
+    assert_eq!(tree.nodes.len(), 3, "{:?}", tree.nodes);
+    assert_eq!(tree.nodes[1], Node::Dict(Vec::new()));
+    // protocol 2: [d, d]
+    let p2 = b"\x80\x02]q\x00(}q\x01(X\x06\x00\x00\x00actionq\x02X\x01\x00\x00\x00xq\x03X\x01\x00\x00\x00vq\x04K\x01uh\x01e.";
+    let tree = pickle::read_from(&p2[..], &mut Actions(0)).unwrap();
+    assert_eq!(
+        tree.items(tree.root).unwrap(),
+        [Val::Record(0), Val::Record(0)]
+    );
+    // without a fold every dict stays
+    let tree = pickle::read(p4.to_vec()).unwrap();
+    let first = tree.items(tree.root).unwrap()[0];
+    assert_eq!(tree.str(tree.get(first, "action").unwrap()), Some("x"));
+}
+
+/// A stream that hands over one to seven bytes per read.
+struct Trickle<'a>(&'a [u8], u64);
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.1 = self.1.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let n = (1 + (self.1 >> 33) % 7) as usize;
+        let n = n.min(buf.len()).min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_stream_a_few_bytes_at_a_time_reads_as_a_whole_input() {
+    let expected: Value = serde_json::from_slice(&data("plain.json")).unwrap();
+    for p in [2, 5] {
+        let bytes = data(&format!("plain_p{p}.pickle"));
+        let tree = pickle::read_from(Trickle(&bytes, 1), &mut ()).unwrap();
+        assert_eq!(to_json(&tree, tree.root), expected, "protocol {p}");
+        let cut = pickle::read_from(Trickle(&bytes[..bytes.len() - 3], 1), &mut ());
+        assert!(cut.unwrap_err().to_string().contains("truncated"));
+    }
 }
 
 fn error(bytes: &[u8]) -> String {

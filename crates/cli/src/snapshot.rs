@@ -18,11 +18,11 @@ pub fn is_snapshot_file(path: &Path) -> bool {
         .is_ok_and(|_| snapshot::is_snapshot(&head))
 }
 
-/// Reads the snapshot at `path` (within [`snapshot::MAX_SNAPSHOT_BYTES`]).
+/// Reads the snapshot at `path` as a stream.
 pub fn load(path: &Path, device: Option<u32>) -> Result<Snapshot, memplan::Error> {
-    let src = crate::file_source::FileSource::open(path)?;
-    let data = memplan_formats::read_all(&src, snapshot::MAX_SNAPSHOT_BYTES)?;
-    snapshot::read(data, device)
+    let file = std::fs::File::open(path)
+        .map_err(|e| memplan::Error::usage(format!("cannot read {}: {e}", path.display())))?;
+    snapshot::read_stream(file, device)
         .map_err(|e| memplan::Error::usage(format!("{}: {e}", path.display())))
 }
 

@@ -260,13 +260,13 @@ pub fn read_with(
         #[cfg(not(feature = "models"))]
         Format::Tflite | Format::Onnx => Err(without_models(format)),
         Format::Text => text::read(data, name),
-        Format::Snapshot => snapshot::read(data.to_vec(), opts.device)?.graph(name),
+        Format::Snapshot => snapshot::read_stream(data, opts.device)?.graph(name),
     }
 }
 
 /// Reads a graph from an input read by ranges: an ONNX or TFLite model of any size
-/// is read without its weights; other formats are read whole, within
-/// [`MAX_INPUT_BYTES`].
+/// is read without its weights, a snapshot as a stream; other formats are read
+/// whole, within [`MAX_INPUT_BYTES`].
 pub fn read_source(
     src: &dyn Source,
     format: Option<Format>,
@@ -296,9 +296,7 @@ pub fn read_source(
         Format::Tflite => tflite::read_source(src, name, opts),
         #[cfg(not(feature = "models"))]
         Format::Tflite | Format::Onnx => Err(without_models(format)),
-        Format::Snapshot => {
-            snapshot::read(read_all(src, snapshot::MAX_SNAPSHOT_BYTES)?, opts.device)?.graph(name)
-        }
+        Format::Snapshot => snapshot::read_source(src, opts.device)?.graph(name),
         other => read_with(&whole(src)?, Some(other), name, opts),
     }
 }
@@ -320,11 +318,7 @@ fn without_models(format: Format) -> Error {
 
 /// All of `src`, within [`MAX_INPUT_BYTES`].
 fn whole(src: &dyn Source) -> Result<Vec<u8>, Error> {
-    read_all(src, MAX_INPUT_BYTES as u64)
-}
-
-/// All of `src`, within `limit` bytes.
-pub fn read_all(src: &dyn Source, limit: u64) -> Result<Vec<u8>, Error> {
+    let limit = MAX_INPUT_BYTES as u64;
     if src.size() > limit {
         return Err(Error::limit(
             "the input size in bytes (only ONNX and TFLite models and snapshots may be larger)",

@@ -5,21 +5,35 @@
 //!
 //! The result is a [`Tree`]: containers live once in an arena and are named by
 //! index, so a memo reference (`BINGET`) to a list is the same index as the list,
-//! never a copy. Strings are ranges of the input, checked as UTF-8 once. The
+//! never a copy. Strings are checked as UTF-8 once and kept in one buffer. The
 //! machine is a loop over the opcodes with an explicit stack, so a deeply nested
 //! pickle costs memory in proportion to its size, never the call stack.
 //!
-//! Every length is checked against the bytes left before anything is allocated,
-//! and a memo index against the input's size (Python numbers its memo from 0).
+//! The input is read as a stream ([`std::io::Read`]): a file or a gzip stream is
+//! never held whole. A [`Fold`] may turn each dict, once complete, into a record
+//! of its own (a trace entry of a snapshot: 48 bytes where the dict would take
+//! hundreds), so the tree holds only what the caller keeps as a tree.
+//!
+//! A length is never trusted: the buffer grows only with bytes actually read, so
+//! a string claiming 2^60 bytes ends in "truncated", not in an allocation; a memo
+//! index is checked against the bytes read (each PUT costs at least one).
 
 use memplan::error::Error;
+use std::io::Read;
 
 const F: &str = "pickle";
 
 /// Integers wider than this many bytes are refused (an address needs 9).
 const MAX_INT_BYTES: usize = 16;
 
-/// A value: scalars inline, strings as ranges of the input, containers by index.
+/// How much of the input is read at a time.
+const CHUNK: usize = 1 << 20;
+
+/// How far back in the memo a folded dict's own PUT is looked for.
+const MEMO_LOOKBACK: usize = 64;
+
+/// A value: scalars inline, strings as ranges of [`Tree`]'s text, containers by
+/// index, and records of a [`Fold`] by the fold's own index.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Val {
     None,
@@ -28,13 +42,15 @@ pub enum Val {
     /// An integer in `[2^63, 2^64)`: an address, say.
     UInt(u64),
     Float(f64),
-    /// Bytes `start .. start + len` of the input: checked UTF-8.
+    /// Bytes `start .. start + len` of the tree's text: checked UTF-8.
     Str {
         start: u32,
         len: u32,
     },
     /// A list, tuple or dict: an index into [`Tree::nodes`].
     Node(u32),
+    /// A dict a [`Fold`] turned into its record number.
+    Record(u32),
 }
 
 /// A container.
@@ -45,24 +61,41 @@ pub enum Node {
     Dict(Vec<(Val, Val)>),
 }
 
-/// A whole pickle: its containers and its top value.
-#[derive(Debug)]
+/// A whole pickle: its strings, its containers and its top value.
+#[derive(Debug, Default)]
 pub struct Tree {
-    data: Vec<u8>,
+    text: Vec<u8>,
     pub nodes: Vec<Node>,
     pub root: Val,
+}
+
+impl Default for Val {
+    fn default() -> Val {
+        Val::None
+    }
+}
+
+/// Turns complete dicts into records of the caller's (see the module's doc).
+pub trait Fold {
+    /// Called after each batch of items a dict gets (`SETITEM`, `SETITEMS`, or
+    /// `DICT` with all of them; Python writes a dict in batches of 1,000): a record
+    /// number to stand for it from now on, or `None` to keep it as a dict. A dict
+    /// folded into a record takes no further items.
+    fn dict(&mut self, tree: &Tree, pairs: &[(Val, Val)]) -> Result<Option<u32>, Error>;
+}
+
+/// Keeps every dict.
+impl Fold for () {
+    fn dict(&mut self, _: &Tree, _: &[(Val, Val)]) -> Result<Option<u32>, Error> {
+        Ok(None)
+    }
 }
 
 impl Tree {
     /// The text of a string value.
     pub fn str(&self, v: Val) -> Option<&str> {
-        match v {
-            // checked when read
-            Val::Str { start, len } => {
-                std::str::from_utf8(&self.data[start as usize..(start + len) as usize]).ok()
-            }
-            _ => None,
-        }
+        // checked when read
+        std::str::from_utf8(self.str_bytes(v)?).ok()
     }
 
     pub fn int(&self, v: Val) -> Option<i128> {
@@ -101,10 +134,12 @@ impl Tree {
 
     /// The value of the string key `key` in dict `v` (the last, as Python keeps).
     pub fn get(&self, v: Val, key: &str) -> Option<Val> {
-        let pairs = self.pairs(v)?;
-        pairs
-            .iter()
-            .rev()
+        self.pairs(v).and_then(|p| self.find(p, key))
+    }
+
+    /// The value of the string key `key` among `pairs`.
+    pub fn find(&self, pairs: &[(Val, Val)], key: &str) -> Option<Val> {
+        (pairs.iter().rev())
             .find(|(k, _)| self.str_bytes(*k) == Some(key.as_bytes()))
             .map(|&(_, v)| v)
     }
@@ -118,32 +153,29 @@ impl Tree {
 
     fn str_bytes(&self, v: Val) -> Option<&[u8]> {
         match v {
-            Val::Str { start, len } => Some(&self.data[start as usize..(start + len) as usize]),
+            Val::Str { start, len } => self.text.get(start as usize..start as usize + len as usize),
             _ => None,
         }
     }
 }
 
-/// Reads a whole pickle. The input may be up to 4 GiB (strings are 32-bit ranges).
+/// Reads a whole pickle held in memory, keeping every dict.
 pub fn read(data: Vec<u8>) -> Result<Tree, Error> {
-    if data.len() > u32::MAX as usize {
-        return Err(Error::limit(
-            "the size of a pickle in bytes",
-            data.len() as u64,
-            u32::MAX as u64,
-        ));
-    }
+    read_from(data.as_slice(), &mut ())
+}
+
+/// Reads a pickle from a stream, `fold` deciding which dicts become records.
+pub fn read_from(input: impl Read, fold: &mut dyn Fold) -> Result<Tree, Error> {
     let mut m = Machine {
-        data: &data,
-        at: 0,
+        input: Input::new(input),
+        tree: Tree::default(),
+        fold,
         stack: Vec::new(),
         marks: Vec::new(),
         memo: Vec::new(),
-        nodes: Vec::new(),
     };
-    let root = m.run()?;
-    let nodes = m.nodes;
-    Ok(Tree { data, nodes, root })
+    m.tree.root = m.run()?;
+    Ok(m.tree)
 }
 
 /// True when `data` starts like a pickle of protocol 2 or later.
@@ -151,20 +183,95 @@ pub fn is_pickle(data: &[u8]) -> bool {
     matches!(data, [0x80, 2..=5, ..])
 }
 
-struct Machine<'a> {
-    data: &'a [u8],
-    at: usize,
+/// The input as a stream, in a buffer that grows only with bytes read.
+struct Input<R> {
+    src: R,
+    buf: Vec<u8>,
+    /// The next byte to take, and the end of what was read, in `buf`.
+    pos: usize,
+    len: usize,
+    /// The input's offset of `buf[0]`.
+    offset: u64,
+}
+
+impl<R: Read> Input<R> {
+    fn new(src: R) -> Self {
+        Input {
+            src,
+            buf: Vec::new(),
+            pos: 0,
+            len: 0,
+            offset: 0,
+        }
+    }
+
+    /// The input's offset of the next byte.
+    fn at(&self) -> u64 {
+        self.offset + self.pos as u64
+    }
+
+    fn take(&mut self, n: usize) -> Result<&[u8], Error> {
+        if self.len - self.pos < n {
+            self.fill(n)?;
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// Reads until `n` bytes are buffered after `pos`, or fails at the end.
+    fn fill(&mut self, n: usize) -> Result<(), Error> {
+        self.buf.copy_within(self.pos..self.len, 0);
+        self.offset += self.pos as u64;
+        self.len -= self.pos;
+        self.pos = 0;
+        while self.len < n {
+            let want = (self.len + CHUNK).min(n.max(CHUNK));
+            if self.buf.len() < want {
+                self.buf.resize(want, 0);
+            }
+            let got = loop {
+                match self.src.read(&mut self.buf[self.len..]) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    other => break other,
+                }
+            };
+            match got {
+                Ok(0) => {
+                    return Err(Error::parse(
+                        F,
+                        Some(format!("byte {}", self.at())),
+                        format!("truncated: {n} bytes needed, {} left", self.len),
+                    ))
+                }
+                Ok(k) => self.len += k,
+                Err(e) => {
+                    return Err(Error::parse(
+                        F,
+                        Some(format!("byte {}", self.at())),
+                        e.to_string(),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Machine<'f, R> {
+    input: Input<R>,
+    tree: Tree,
+    fold: &'f mut dyn Fold,
     stack: Vec<Val>,
     /// Stack heights at each MARK.
     marks: Vec<usize>,
     memo: Vec<Val>,
-    nodes: Vec<Node>,
 }
 
-impl Machine<'_> {
+impl<R: Read> Machine<'_, R> {
     fn run(&mut self) -> Result<Val, Error> {
         loop {
-            let at = self.at;
+            let at = self.input.at();
             let op = self.byte()?;
             if op == b'.' {
                 return match (self.stack.pop(), self.stack.is_empty()) {
@@ -175,8 +282,7 @@ impl Machine<'_> {
             self.step(op, at)?;
         }
     }
-
-    fn step(&mut self, op: u8, at: usize) -> Result<(), Error> {
+    fn step(&mut self, op: u8, at: u64) -> Result<(), Error> {
         match op {
             0x80 => {
                 let proto = self.byte()?;
@@ -231,44 +337,47 @@ impl Machine<'_> {
             b')' => self.push_node(Node::Tuple(Vec::new())),
             0x85..=0x87 => {
                 let n = (op - 0x84) as usize;
-                let items = self.pop_n(n, at)?;
+                let items = self.pop_n(n, op, at)?;
                 self.push_node(Node::Tuple(items))
             }
             b'(' => self.marks.push(self.stack.len()),
             b't' => {
-                let items = self.pop_mark(at)?;
+                let items = self.pop_mark(op, at)?;
                 self.push_node(Node::Tuple(items))
             }
             b'l' => {
-                let items = self.pop_mark(at)?;
+                let items = self.pop_mark(op, at)?;
                 self.push_node(Node::List(items))
             }
             b'd' => {
-                let items = self.pop_mark(at)?;
+                let items = self.pop_mark(op, at)?;
                 let pairs = self.pairs(items, at)?;
-                self.push_node(Node::Dict(pairs))
+                self.push_node(Node::Dict(pairs));
+                self.fold_top(op, at)?
             }
             b'a' => {
-                let item = self.pop_n(1, at)?;
-                self.extend(item, at)?
+                let item = self.pop_n(1, op, at)?;
+                self.extend(item, op, at)?
             }
             b'e' => {
-                let items = self.pop_mark(at)?;
-                self.extend(items, at)?
+                let items = self.pop_mark(op, at)?;
+                self.extend(items, op, at)?
             }
             b's' => {
-                let items = self.pop_n(2, at)?;
-                self.extend(items, at)?
+                let items = self.pop_n(2, op, at)?;
+                self.extend(items, op, at)?;
+                self.fold_top(op, at)?
             }
             b'u' => {
-                let items = self.pop_mark(at)?;
-                self.extend(items, at)?
+                let items = self.pop_mark(op, at)?;
+                self.extend(items, op, at)?;
+                self.fold_top(op, at)?
             }
             b'0' => {
-                self.pop_n(1, at)?;
+                self.pop_n(1, op, at)?;
             }
             b'1' => {
-                self.pop_mark(at)?;
+                self.pop_mark(op, at)?;
             }
             b'2' => {
                 let top = *self
@@ -300,37 +409,30 @@ impl Machine<'_> {
     }
 
     fn byte(&mut self) -> Result<u8, Error> {
-        Ok(self.take(1)?[0])
+        Ok(self.input.take(1)?[0])
     }
 
     fn array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
-        Ok(self.take(N)?.try_into().expect("take returns N bytes"))
+        Ok(self
+            .input
+            .take(N)?
+            .try_into()
+            .expect("take returns N bytes"))
     }
 
     fn take(&mut self, n: usize) -> Result<&[u8], Error> {
-        let left = self.data.len() - self.at;
-        if n > left {
-            return Err(Error::parse(
-                F,
-                Some(format!("byte {}", self.at)),
-                format!("truncated: {n} bytes needed, {left} left"),
-            ));
-        }
-        let s = &self.data[self.at..self.at + n];
-        self.at += n;
-        Ok(s)
+        self.input.take(n)
     }
 
     /// LONG1 / LONG4: `n` bytes of a little-endian two's complement integer.
-    fn long(&mut self, n: usize, at: usize) -> Result<(), Error> {
+    fn long(&mut self, n: usize, at: u64) -> Result<(), Error> {
+        let b = self.input.take(n)?;
         if n > MAX_INT_BYTES {
-            self.take(n)?;
             return Err(self.error(
                 at,
                 format!("an integer of {n} bytes (memplan reads up to {MAX_INT_BYTES})"),
             ));
         }
-        let b = self.take(n)?;
         let mut v: i128 = 0;
         for (i, &x) in b.iter().enumerate() {
             v |= i128::from(x) << (8 * i);
@@ -352,13 +454,21 @@ impl Machine<'_> {
         Ok(())
     }
 
-    fn string(&mut self, n: u64, at: usize) -> Result<(), Error> {
+    fn string(&mut self, n: u64, at: u64) -> Result<(), Error> {
         let n = usize::try_from(n).unwrap_or(usize::MAX);
-        let start = self.at;
-        let s = self.take(n)?;
+        let start = self.tree.text.len();
+        let s = self.input.take(n)?;
         if let Err(e) = std::str::from_utf8(s) {
             return Err(self.error(at, format!("a string that is not UTF-8 ({e})")));
         }
+        if start + n > u32::MAX as usize {
+            return Err(Error::limit(
+                "the bytes of a pickle's strings",
+                (start + n) as u64,
+                u32::MAX as u64,
+            ));
+        }
+        self.tree.text.extend_from_slice(s);
         self.stack.push(Val::Str {
             start: start as u32,
             len: n as u32,
@@ -367,30 +477,25 @@ impl Machine<'_> {
     }
 
     fn push_node(&mut self, node: Node) {
-        self.nodes.push(node);
-        self.stack.push(Val::Node(self.nodes.len() as u32 - 1));
+        self.tree.nodes.push(node);
+        self.stack.push(Val::Node(self.tree.nodes.len() as u32 - 1));
     }
 
-    fn pop_n(&mut self, n: usize, at: usize) -> Result<Vec<Val>, Error> {
+    fn pop_n(&mut self, n: usize, op: u8, at: u64) -> Result<Vec<Val>, Error> {
         let floor = self.marks.last().copied().unwrap_or(0);
         if self.stack.len() < floor + n {
-            return Err(self.error(
-                at,
-                format!("{} needs {n} values on the stack", name(self.data[at])),
-            ));
+            return Err(self.error(at, format!("{} needs {n} values on the stack", name(op))));
         }
         Ok(self.stack.split_off(self.stack.len() - n))
     }
 
-    fn pop_mark(&mut self, at: usize) -> Result<Vec<Val>, Error> {
-        let mark = self
-            .marks
-            .pop()
-            .ok_or_else(|| self.error(at, format!("{} without a MARK", name(self.data[at]))))?;
+    fn pop_mark(&mut self, op: u8, at: u64) -> Result<Vec<Val>, Error> {
+        let mark = (self.marks.pop())
+            .ok_or_else(|| self.error(at, format!("{} without a MARK", name(op))))?;
         Ok(self.stack.split_off(mark))
     }
 
-    fn pairs(&self, items: Vec<Val>, at: usize) -> Result<Vec<(Val, Val)>, Error> {
+    fn pairs(&self, items: Vec<Val>, at: u64) -> Result<Vec<(Val, Val)>, Error> {
         if items.len() % 2 != 0 {
             return Err(self.error(at, "a dict of an odd number of keys and values"));
         }
@@ -398,8 +503,7 @@ impl Machine<'_> {
     }
 
     /// APPEND(S) / SETITEM(S): `items` into the list or dict under them.
-    fn extend(&mut self, items: Vec<Val>, at: usize) -> Result<(), Error> {
-        let op = self.data[at];
+    fn extend(&mut self, items: Vec<Val>, op: u8, at: u64) -> Result<(), Error> {
         let (set, what) = if is_set(op) {
             (true, "dict")
         } else {
@@ -408,38 +512,54 @@ impl Machine<'_> {
         if set && items.len() % 2 != 0 {
             return Err(self.error(at, "a dict of an odd number of keys and values"));
         }
-        let target = self.stack.last().copied();
-        let done = match (target.and_then(|t| self.nodes_at_mut(t)), set) {
-            (Some(Node::Dict(d)), true) => {
-                d.extend(items.chunks_exact(2).map(|kv| (kv[0], kv[1])));
-                true
-            }
-            (Some(Node::List(l)), false) => {
-                l.extend(items);
-                true
-            }
-            _ => false,
+        let target = match self.stack.last() {
+            Some(Val::Node(i)) => self.tree.nodes.get_mut(*i as usize),
+            _ => None,
         };
-        if !done {
-            return Err(self.error(at, format!("{} on something other than a {what}", name(op))));
+        match (target, set) {
+            (Some(Node::Dict(d)), true) => d.extend(items.chunks_exact(2).map(|kv| (kv[0], kv[1]))),
+            (Some(Node::List(l)), false) => l.extend(items),
+            _ => {
+                return Err(self.error(at, format!("{} on something other than a {what}", name(op))))
+            }
         }
         Ok(())
     }
 
-    fn nodes_at_mut(&mut self, v: Val) -> Option<&mut Node> {
-        match v {
-            Val::Node(i) => self.nodes.get_mut(i as usize),
-            _ => None,
+    /// Offers the complete dict on top of the stack to the fold; a record replaces
+    /// it on the stack and in its own memo slot, and its node is given back when
+    /// it is the last one made.
+    fn fold_top(&mut self, op: u8, at: u64) -> Result<(), Error> {
+        let Some(&Val::Node(i)) = self.stack.last() else {
+            return Err(self.error(at, format!("{} on something other than a dict", name(op))));
+        };
+        let Some(Node::Dict(pairs)) = self.tree.nodes.get(i as usize) else {
+            return Ok(());
+        };
+        let Some(r) = self.fold.dict(&self.tree, pairs)? else {
+            return Ok(());
+        };
+        *self.stack.last_mut().expect("a dict on top") = Val::Record(r);
+        self.tree.nodes[i as usize] = Node::Dict(Vec::new());
+        let back = self.memo.len().saturating_sub(MEMO_LOOKBACK);
+        let slot = (back..self.memo.len())
+            .rev()
+            .find(|&k| self.memo[k] == Val::Node(i));
+        if let Some(k) = slot {
+            self.memo[k] = Val::Record(r);
         }
+        let unnamed = op == b'd' || slot.is_some();
+        if unnamed && i as usize + 1 == self.tree.nodes.len() {
+            self.tree.nodes.pop();
+        }
+        Ok(())
     }
 
-    fn put(&mut self, i: usize, at: usize) -> Result<(), Error> {
-        let top = *self
-            .stack
-            .last()
-            .ok_or_else(|| self.error(at, "a memo PUT on an empty stack"))?;
-        // each PUT costs at least one byte, so no honest index exceeds the input's size
-        if i > self.data.len() {
+    fn put(&mut self, i: usize, at: u64) -> Result<(), Error> {
+        let top =
+            *(self.stack.last()).ok_or_else(|| self.error(at, "a memo PUT on an empty stack"))?;
+        // each PUT costs at least one byte, so no honest index exceeds the bytes read
+        if i as u64 > self.input.at() {
             return Err(self.error(at, format!("memo index {i} beyond the input's size")));
         }
         if i >= self.memo.len() {
@@ -449,16 +569,14 @@ impl Machine<'_> {
         Ok(())
     }
 
-    fn get(&mut self, i: usize, at: usize) -> Result<(), Error> {
-        let v = *self
-            .memo
-            .get(i)
+    fn get(&mut self, i: usize, at: u64) -> Result<(), Error> {
+        let v = *(self.memo.get(i))
             .ok_or_else(|| self.error(at, format!("memo index {i} was never stored")))?;
         self.stack.push(v);
         Ok(())
     }
 
-    fn error(&self, at: usize, message: impl Into<String>) -> Error {
+    fn error(&self, at: u64, message: impl Into<String>) -> Error {
         Error::parse(F, Some(format!("byte {at}")), message)
     }
 }

@@ -4,8 +4,9 @@
 
 use super::segments::{self, Final, Live, Pieces};
 use super::{round, Block, Frame, Oom, Snapshot};
-use crate::pickle::{Tree, Val};
+use crate::pickle::{Fold, Tree, Val};
 use memplan::error::Error;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 const F: &str = "pytorch snapshot";
@@ -27,7 +28,8 @@ pub(super) struct Entry {
     pub stream: i64,
     pub time_us: i64,
     pub device_free: u64,
-    pub frames: Option<Val>,
+    /// The node of its frame list.
+    pub frames: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,7 +64,11 @@ impl Action {
     }
 }
 
-pub(super) fn snapshot(tree: &Tree, device: Option<u32>) -> Result<Snapshot, Error> {
+pub(super) fn snapshot(
+    tree: &Tree,
+    records: &Records,
+    device: Option<u32>,
+) -> Result<Snapshot, Error> {
     let root = tree.root;
     let pairs = tree
         .pairs(root)
@@ -104,7 +110,8 @@ pub(super) fn snapshot(tree: &Tree, device: Option<u32>) -> Result<Snapshot, Err
         None => &[],
     };
     let mut b = Builder::new(tree);
-    let entries = b.entries(raw, &mut notes)?;
+    let entries = records.of(raw)?;
+    records.note(&mut notes);
     let finals = b.finals(tree.get(root, "segments"), device)?;
     let pieces = segments::rebuild(&entries, &finals, &mut notes);
     let steps = entries.len() as u32;
@@ -167,63 +174,6 @@ impl<'t> Builder<'t> {
         }
     }
 
-    fn entries(&self, raw: &[Val], notes: &mut Vec<String>) -> Result<Vec<Entry>, Error> {
-        let mut unknown: BTreeMap<String, usize> = BTreeMap::new();
-        let mut entries = Vec::with_capacity(raw.len());
-        for (i, &v) in raw.iter().enumerate() {
-            let e = self.entry(v, i, &mut unknown)?;
-            entries.push(e);
-        }
-        if !unknown.is_empty() {
-            let list: Vec<String> = unknown.iter().map(|(a, n)| format!("{a} ({n})")).collect();
-            notes.push(format!(
-                "skipped the trace entries of unknown actions: {}",
-                list.join(", ")
-            ));
-        }
-        Ok(entries)
-    }
-
-    fn entry(
-        &self,
-        v: Val,
-        i: usize,
-        unknown: &mut BTreeMap<String, usize>,
-    ) -> Result<Entry, Error> {
-        let t = self.tree;
-        let pairs = t
-            .pairs(v)
-            .ok_or_else(|| bad(format!("trace entry {i} is not a dict")))?;
-        let mut e = Entry::default();
-        let mut action = None;
-        for &(k, val) in pairs {
-            let int = || -> Result<i128, Error> {
-                t.int(val).ok_or_else(|| {
-                    bad(format!(
-                        "trace entry {i}: `{}` is not an integer",
-                        t.str(k).unwrap_or("?")
-                    ))
-                })
-            };
-            match t.str(k) {
-                Some("action") => action = t.str(val),
-                Some("addr") => e.addr = unsigned(int()?, i, "addr")?,
-                Some("size") => e.size = unsigned(int()?, i, "size")?,
-                Some("stream") => e.stream = int()? as i64,
-                Some("time_us") => e.time_us = int()? as i64,
-                Some("device_free") => e.device_free = unsigned(int()?, i, "device_free")?,
-                Some("frames") => e.frames = Some(val),
-                _ => {}
-            }
-        }
-        let action = action.ok_or_else(|| bad(format!("trace entry {i} has no `action`")))?;
-        e.action = Action::from_name(action);
-        if e.action == Action::Other {
-            *unknown.entry(action.to_string()).or_default() += 1;
-        }
-        Ok(e)
-    }
-
     /// The final `segments` of `device`, with their active blocks.
     fn finals(&mut self, list: Option<Val>, device: u32) -> Result<Vec<Final>, Error> {
         let t = self.tree;
@@ -254,7 +204,10 @@ impl<'t> Builder<'t> {
                 if !state.starts_with("active") {
                     continue;
                 }
-                let stack = t.get(blk, "frames").map(|f| self.stack(f));
+                let stack = t
+                    .get(blk, "frames")
+                    .and_then(node_id)
+                    .map(|f| self.stack(f));
                 if let (Some(a), Some(sz)) = (int("address"), int("size")) {
                     let req = int("requested_size").unwrap_or(sz);
                     blocks.push((a as u64, sz as u64, req as u64, stack.flatten()));
@@ -290,7 +243,7 @@ impl<'t> Builder<'t> {
             live.advance(list, step);
             match e.action {
                 Action::Alloc => {
-                    let stack = e.frames.and_then(|f| self.stack(f));
+                    let stack = self.stack_opt(e);
                     let block = Block {
                         addr: e.addr,
                         size: round(e.size),
@@ -374,8 +327,8 @@ impl<'t> Builder<'t> {
     }
 
     /// The stack of a frame list, shared: a list seen before is not read again.
-    fn stack(&mut self, list: Val) -> Option<u32> {
-        let node = node_id(list)?;
+    fn stack(&mut self, node: u32) -> Option<u32> {
+        let list = Val::Node(node);
         if let Some(&s) = self.stack_of.get(&node) {
             return Some(s);
         }
@@ -412,6 +365,89 @@ impl<'t> Builder<'t> {
         }
         self.frame_of.insert(node, id);
         Some(id)
+    }
+}
+
+/// The trace entries of every device, folded from their dicts as the pickle is
+/// read (see [`Fold`]): a dict with a string `action` is an entry.
+#[derive(Default)]
+pub(super) struct Records {
+    entries: Vec<Entry>,
+    /// Entries of actions memplan does not know, by action.
+    unknown: BTreeMap<String, usize>,
+}
+
+impl Fold for Records {
+    fn dict(&mut self, t: &Tree, pairs: &[(Val, Val)]) -> Result<Option<u32>, Error> {
+        let Some(action) = t.find(pairs, "action").and_then(|a| t.str(a)) else {
+            return Ok(None);
+        };
+        let i = self.entries.len();
+        let mut e = Entry {
+            action: Action::from_name(action),
+            ..Entry::default()
+        };
+        if e.action == Action::Other {
+            *self.unknown.entry(action.to_string()).or_default() += 1;
+        }
+        for &(k, val) in pairs {
+            let int = || -> Result<i128, Error> {
+                t.int(val).ok_or_else(|| {
+                    bad(format!(
+                        "trace entry {i}: `{}` is not an integer",
+                        t.str(k).unwrap_or("?")
+                    ))
+                })
+            };
+            match t.str(k) {
+                Some("addr") => e.addr = unsigned(int()?, i, "addr")?,
+                Some("size") => e.size = unsigned(int()?, i, "size")?,
+                Some("stream") => e.stream = int()? as i64,
+                Some("time_us") => e.time_us = int()? as i64,
+                Some("device_free") => e.device_free = unsigned(int()?, i, "device_free")?,
+                Some("frames") => e.frames = node_id(val),
+                _ => {}
+            }
+        }
+        self.entries.push(e);
+        Ok(Some(i as u32))
+    }
+}
+
+impl Records {
+    /// The entries of one device's trace: a slice of the records when they are in
+    /// order, as Python writes them.
+    fn of(&self, raw: &[Val]) -> Result<Cow<'_, [Entry]>, Error> {
+        let first = match raw.first() {
+            Some(&Val::Record(r)) => r as usize,
+            _ if raw.is_empty() => return Ok(Cow::Borrowed(&[])),
+            _ => return Err(bad("trace entry 0 is not a dict with an `action`")),
+        };
+        let in_order = (raw.iter().enumerate()).all(|(i, v)| *v == Val::Record((first + i) as u32));
+        if in_order && first + raw.len() <= self.entries.len() {
+            return Ok(Cow::Borrowed(&self.entries[first..first + raw.len()]));
+        }
+        (raw.iter().enumerate())
+            .map(|(i, v)| match v {
+                Val::Record(r) => Ok(self.entries[*r as usize]),
+                _ => Err(bad(format!(
+                    "trace entry {i} is not a dict with an `action`"
+                ))),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Cow::Owned)
+    }
+
+    fn note(&self, notes: &mut Vec<String>) {
+        if !self.unknown.is_empty() {
+            let list: Vec<String> = (self.unknown.iter())
+                .map(|(a, n)| format!("{a} ({n})"))
+                .collect();
+            notes.push(format!(
+                "skipped the trace entries of unknown actions: {}",
+                list.join(", ")
+            ));
+        }
     }
 }
 

@@ -21,7 +21,10 @@ impl Snapshot {
     /// where they touch, in address order, each with its squeezed offset.
     pub fn regions(&self) -> Vec<Region> {
         let mut ranges: Vec<(u64, u64)> = (self.segments.iter().map(|s| (s.addr, s.addr + s.size)))
-            .chain((self.blocks.iter().filter(|b| b.segment.is_none())).map(|b| (b.addr, b.addr + b.size)))
+            .chain(
+                (self.blocks.iter().filter(|b| b.segment.is_none()))
+                    .map(|b| (b.addr, b.addr + b.size)),
+            )
             .collect();
         ranges.sort_unstable();
         let mut out: Vec<Region> = Vec::new();
@@ -30,7 +33,11 @@ impl Snapshot {
                 Some(r) if lo <= r.addr + r.size => r.size = r.size.max(hi - r.addr),
                 _ => {
                     let offset = out.last().map_or(0, |r| r.offset + r.size);
-                    out.push(Region { addr: lo, size: hi - lo, offset });
+                    out.push(Region {
+                        addr: lo,
+                        size: hi - lo,
+                        offset,
+                    });
                 }
             }
         }
@@ -50,7 +57,10 @@ impl Snapshot {
         for t in &mut layout.tensors {
             t.offset = squeeze(self.blocks[t.id as usize].addr);
         }
-        layout.peak_bytes = (layout.tensors.iter()).map(|t| t.offset + t.size).max().unwrap_or(0);
+        layout.peak_bytes = (layout.tensors.iter())
+            .map(|t| t.offset + t.size)
+            .max()
+            .unwrap_or(0);
         layout.proven_optimal = false;
         layout
     }

@@ -24,13 +24,12 @@ pub use layout::Region;
 pub use summary::{HolderAt, OomVerdict, Summary};
 
 use crate::pickle;
+use crate::source::Source;
 use memplan::error::Error;
 use memplan::graph::{Graph, Role, Tensor};
 use memplan::liveness::Lifetime;
 use serde::Serialize;
-
-/// Largest snapshot accepted (its pickle, after gzip): 4 GiB.
-pub const MAX_SNAPSHOT_BYTES: u64 = u32::MAX as u64;
+use std::io::{BufRead, Read};
 
 /// The allocator's smallest block: every request is rounded up to a multiple.
 pub const BLOCK_ROUND: u64 = 512;
@@ -134,37 +133,57 @@ pub fn is_gzip(data: &[u8]) -> bool {
     data.starts_with(&[0x1f, 0x8b])
 }
 
-/// Reads a snapshot (a pickle, or a gzipped one) and rebuilds the trace of
-/// `device`, or of the device with the most entries.
+/// Reads a snapshot held in memory (a pickle, or a gzipped one) and rebuilds the
+/// trace of `device`, or of the device with the most entries.
 pub fn read(data: Vec<u8>, device: Option<u32>) -> Result<Snapshot, Error> {
-    let data = if is_gzip(&data) { gunzip(&data)? } else { data };
-    if !pickle::is_pickle(&data) {
+    read_stream(data.as_slice(), device)
+}
+
+/// [`read`] from an input read by ranges, as a stream: never held whole.
+pub fn read_source(src: &dyn Source, device: Option<u32>) -> Result<Snapshot, Error> {
+    read_stream(SourceReader { src, at: 0 }, device)
+}
+
+/// [`read`] from a stream: a pickle, or gzip of one (by its first two bytes).
+pub fn read_stream(input: impl Read, device: Option<u32>) -> Result<Snapshot, Error> {
+    let mut input = std::io::BufReader::with_capacity(1 << 16, input);
+    let head = input
+        .fill_buf()
+        .map_err(|e| Error::parse("pickle", None, e.to_string()))?;
+    if is_gzip(head) {
+        return read_pickle(flate2::bufread::GzDecoder::new(input), device);
+    }
+    if !pickle::is_pickle(head) {
         return Err(Error::parse(
             "pickle",
             Some("byte 0".into()),
             "not a pickle of protocol 2 to 5 (a snapshot starts with 0x80 and the protocol)",
         ));
     }
-    let tree = pickle::read(data)?;
-    build::snapshot(&tree, device)
+    read_pickle(input, device)
 }
 
-fn gunzip(data: &[u8]) -> Result<Vec<u8>, Error> {
-    use std::io::Read;
-    let mut out = Vec::new();
-    let limit = MAX_SNAPSHOT_BYTES + 1;
-    flate2::read::GzDecoder::new(data)
-        .take(limit)
-        .read_to_end(&mut out)
-        .map_err(|e| Error::parse("gzip", None, e.to_string()))?;
-    if out.len() as u64 >= limit {
-        return Err(Error::limit(
-            "the size of the snapshot after gzip",
-            out.len() as u64,
-            MAX_SNAPSHOT_BYTES,
-        ));
+fn read_pickle(input: impl Read, device: Option<u32>) -> Result<Snapshot, Error> {
+    let mut records = build::Records::default();
+    let tree = pickle::read_from(input, &mut records)?;
+    build::snapshot(&tree, &records, device)
+}
+
+/// A [`Source`] read front to back.
+struct SourceReader<'s> {
+    src: &'s dyn Source,
+    at: u64,
+}
+
+impl Read for SourceReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = (buf.len() as u64).min(self.src.size().saturating_sub(self.at)) as usize;
+        self.src
+            .read_at(self.at, &mut buf[..n])
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        self.at += n as u64;
+        Ok(n)
     }
-    Ok(out)
 }
 
 /// A request rounded up as the allocator does.
