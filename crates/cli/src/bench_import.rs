@@ -53,6 +53,19 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
+/// Runs `f` once, returning its result, its wall time in milliseconds and the
+/// most heap it held at once beyond what was held before, in bytes.
+pub fn measured<T>(f: impl FnOnce() -> T) -> (T, f64, usize) {
+    COUNTING.store(true, Ordering::Relaxed);
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let started = Instant::now();
+    let out = f();
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    let peak = (PEAK.load(Ordering::Relaxed) - before).max(0) as usize;
+    (out, ms, peak)
+}
+
 const RUNS: usize = 5;
 const DEFAULT_DIR: &str = "../shared/corpus/models";
 
@@ -100,14 +113,11 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         let mut times = Vec::with_capacity(RUNS);
         let mut peak = 0;
         let mut last = None;
-        COUNTING.store(true, Ordering::Relaxed);
         for _ in 0..RUNS {
-            let before = LIVE.load(Ordering::Relaxed);
-            PEAK.store(before, Ordering::Relaxed);
-            let started = Instant::now();
-            let graph = formats::read_source(&src, common.format, stem, &common.read);
-            times.push(started.elapsed().as_secs_f64() * 1e3);
-            peak = peak.max((PEAK.load(Ordering::Relaxed) - before).max(0) as usize);
+            let (graph, ms, heap) =
+                measured(|| formats::read_source(&src, common.format, stem, &common.read));
+            times.push(ms);
+            peak = peak.max(heap);
             last = Some(graph);
         }
         times.sort_by(f64::total_cmp);

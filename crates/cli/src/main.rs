@@ -3,6 +3,7 @@
 mod bench;
 mod bench_import;
 mod bench_npu;
+mod bench_snapshot;
 mod demo;
 mod file_source;
 mod npu;
@@ -55,6 +56,10 @@ usage:
   memplan bench-import [DIR|MODEL...] [--input-shape ...]
                                     import time (median of 5) and peak heap of each
                                     model (default ../shared/corpus/models)
+  memplan bench-snapshot [DIR|SNAPSHOT...] [--strategy NAME] [--markdown]
+                                    per PyTorch snapshot: time and heap to open it,
+                                    live and reserved peaks, the plan (checked)
+                                    (default ../shared/corpus/torch)
   memplan onnx-ops                  the ONNX op types with shape inference, per domain
   memplan strategies                list the strategies
   memplan npu CASE --problem 1|2|3 [--method baseline|best] [--out DIR]
@@ -149,6 +154,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             "bench" => bench::run(&mut args),
             "bench-npu" => bench_npu::run(&mut args),
             "bench-import" => bench_import::run(&mut args),
+            "bench-snapshot" => bench_snapshot::run(&mut args),
             "npu" => npu::run(&mut args),
             "npu-check" => npu_check::run(&mut args),
             "npu-matmul" => npu::matmul(&mut args),

@@ -1,0 +1,157 @@
+//! `memplan bench-snapshot`: per PyTorch memory snapshot, the time to open it (read
+//! the file, the pickle and the trace) and the most heap that takes, the live and
+//! reserved peaks, and the plan of the same blocks with its time and ratio, every
+//! plan checked. `--markdown` prints the table the README quotes.
+
+use super::bench_import::measured;
+use super::{snapshot, Common, Token};
+use lexopt::prelude::*;
+use memplan::Strategy;
+use memplan_formats::format_size;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const DEFAULT_DIR: &str = "../shared/corpus/torch";
+
+pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let mut common = Common::default();
+    let mut inputs: Vec<PathBuf> = Vec::new();
+    let mut strategy = Strategy::GreedySize;
+    let mut markdown = false;
+    while let Some(arg) = Token::next(args)? {
+        if common.take(&arg, args)? {
+            continue;
+        }
+        match arg {
+            Token::Long(l) if l == "strategy" => {
+                strategy = Strategy::from_name(&args.value()?.string()?)?
+            }
+            Token::Long(l) if l == "markdown" => markdown = true,
+            Token::Value(v) => inputs.push(v.into()),
+            other => return Err(other.unexpected()),
+        }
+    }
+    if inputs.is_empty() {
+        inputs.push(DEFAULT_DIR.into());
+    }
+    let files = snapshot_files(&inputs)?;
+    let header = [
+        "snapshot",
+        "MB",
+        "entries",
+        "blocks",
+        "open s",
+        "open heap MB",
+        "live peak",
+        "reserved peak",
+        "plan",
+        "plan / live",
+        "plan s",
+    ];
+    if markdown {
+        println!("| {} |", header.join(" | "));
+        println!("|---|{}", "---:|".repeat(header.len() - 1));
+    } else {
+        println!(
+            "{:<30} {:>7} {:>8} {:>7} {:>7} {:>12} {:>11} {:>13} {:>11} {:>11} {:>7}",
+            header[0],
+            header[1],
+            header[2],
+            header[3],
+            header[4],
+            header[5],
+            header[6],
+            header[7],
+            header[8],
+            header[9],
+            header[10]
+        );
+    }
+    let mut failed = 0;
+    for file in &files {
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+        let (snap, open_ms, heap) = measured(|| snapshot::load(file, common.read.device));
+        let snap = match snap {
+            Ok(s) => s,
+            Err(e) => {
+                failed += 1;
+                println!("{name}: {e}");
+                continue;
+            }
+        };
+        let stem = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("snapshot");
+        let budget_ms = common.budget_ms.unwrap_or(1000) as f64;
+        let (planned, plan_ms, _) =
+            measured(|| snapshot::plan(snap, stem, strategy, &common, budget_ms));
+        let p = planned?;
+        let f = &p.summary.figures;
+        if !p.report.valid {
+            failed += 1;
+        }
+        let cells = [
+            name,
+            format!("{:.1}", size as f64 / 1e6),
+            f.steps.to_string(),
+            f.blocks.to_string(),
+            format!("{:.2}", open_ms / 1e3),
+            format!("{:.0}", heap as f64 / 1e6),
+            format_size(f.live_peak),
+            format_size(f.reserved_peak),
+            format_size(p.summary.plan_peak) + if p.report.valid { "" } else { " INVALID" },
+            format!("{:.4}x", p.summary.plan_ratio),
+            format!("{:.2}", plan_ms / 1e3),
+        ];
+        if markdown {
+            println!("| {} |", cells.join(" | "));
+        } else {
+            println!(
+                "{:<30} {:>7} {:>8} {:>7} {:>7} {:>12} {:>11} {:>13} {:>11} {:>11} {:>7}",
+                cells[0],
+                cells[1],
+                cells[2],
+                cells[3],
+                cells[4],
+                cells[5],
+                cells[6],
+                cells[7],
+                cells[8],
+                cells[9],
+                cells[10]
+            );
+        }
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The `.pickle` and `.pickle.gz` files named or in the directories named, sorted.
+fn snapshot_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(input)
+                .map_err(|e| format!("cannot read {}: {e}", input.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.to_string_lossy().ends_with(".pickle")
+                        || p.to_string_lossy().ends_with(".pickle.gz")
+                })
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(input.clone());
+        }
+    }
+    Ok(files)
+}
