@@ -506,3 +506,31 @@ fn a_snapshot_plans_beside_its_real_layout_and_its_plan_checks() {
     assert_ne!(code, 0);
     assert!(err.contains("device 2 is not in the snapshot"), "{err}");
 }
+
+#[test]
+fn a_snapshot_exports_as_minimalloc_csv_with_the_same_buffers() {
+    let (code, csv, err) = memplan(&[
+        "export",
+        "tests/data/mlp_train.pickle",
+        "--format",
+        "minimalloc",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(csv.starts_with("id,lower,upper,size\n"), "{csv}");
+    let back = memplan_formats::read(csv.as_bytes(), None, "csv").unwrap();
+    let snap = memplan_formats::snapshot::read(
+        std::fs::read("tests/data/mlp_train.pickle").unwrap(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(back.tensors.len(), snap.blocks.len());
+    for (t, b) in back.tensors.iter().zip(&snap.blocks) {
+        assert_eq!(
+            (t.size, t.lifetime.map(|l| (l.start, l.end))),
+            (b.size, Some((b.start, b.end)))
+        );
+    }
+    let (code, _, err) = memplan(&["export", "tests/data/mlp_train.pickle", "--format", "yaml"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("unknown output format `yaml`"), "{err}");
+}

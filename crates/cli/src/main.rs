@@ -39,9 +39,13 @@ usage:
                     [--value-shape NAME=DIMS]...
                                     every value of an ONNX model: shape, element type,
                                     bytes and where the shape came from
-  memplan export FILE [--out OUT|-] [--text] [--dim ...] [--input-shape ...] [--format F]
-                                    the graph as memplan's JSON (--text: memplan
-                                    text), without weights: plans the same, shares small
+  memplan export FILE [--out OUT|-] [--format json|text|minimalloc] [--text]
+                    [--dim ...] [--input-shape ...] [--device N]
+                                    the graph as memplan's JSON (text: memplan
+                                    text), without weights: plans the same, shares
+                                    small; minimalloc: each buffer's lifetime and
+                                    size as MiniMalloc CSV (e.g. a PyTorch
+                                    snapshot's allocations, for other planners)
   memplan demo FILE --out DIR [--page DIR] [--strategy NAME] [--view QUERY]
                     [--dim ...] [--input-shape ...]
                                     a static demo: the built page (from --page,
@@ -475,38 +479,50 @@ fn search_text(
     s
 }
 
-/// `memplan export`: the graph as memplan's JSON, or as memplan text (`--text`).
+/// `memplan export`: the graph as memplan's JSON, memplan text (`--format text`
+/// or `--text`) or MiniMalloc CSV (`--format minimalloc`: each arena buffer's
+/// lifetime on the graph's order, so other planners can be run on it).
 fn export(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut common = Common::default();
     let (mut file, mut out) = (None::<PathBuf>, None::<String>);
-    let mut as_text = false;
+    let mut to = "json".to_string();
     while let Some(arg) = Token::next(args)? {
-        if common.take(&arg, args)? {
-            continue;
-        }
         match arg {
             Token::Long(l) if l == "out" => out = Some(args.value()?.string()?),
-            Token::Long(l) if l == "text" => as_text = true,
+            Token::Long(l) if l == "text" => to = "text".into(),
+            Token::Long(l) if l == "format" => to = args.value()?.string()?,
             Token::Value(v) if file.is_none() => file = Some(v.into()),
+            other if common.take(&other, args)? => {}
             other => return Err(other.unexpected()),
         }
     }
     let file = file.ok_or("export: missing FILE")?;
     let case = npu_check::case_at(&file)?;
-    let text = if let Some(case) = case {
-        if as_text {
+    let text = match (case, to.as_str()) {
+        (Some(case), "json") => formats::npu::write_json(&case),
+        (Some(_), _) => {
             return Err(format!(
-                "{}: an NPU case is written as contest JSON, not as text",
+                "{}: an NPU case is written as contest JSON only",
                 file.display()
             )
-            .into());
+            .into())
         }
-        formats::npu::write_json(&case)
-    } else if as_text {
-        let graph = load(&file, common.format, &common.read)?;
-        formats::write_text(&graph).map_err(|e| format!("{}: {e}", file.display()))?
-    } else {
-        formats::write_native(&load(&file, common.format, &common.read)?)
+        (None, "json") => formats::write_native(&load(&file, None, &common.read)?),
+        (None, "text") => formats::write_text(&load(&file, None, &common.read)?)
+            .map_err(|e| format!("{}: {e}", file.display()))?,
+        (None, "minimalloc") => {
+            let graph = load(&file, None, &common.read)?;
+            let order =
+                memplan::order::topological_for(&graph, common.opts.order, common.opts.live)?;
+            let live = memplan::liveness::analyse(&graph, &order, common.opts.live)?;
+            formats::write_minimalloc(&live.buffers)
+        }
+        (None, other) => {
+            return Err(format!(
+                "export: unknown output format `{other}` (expected json, text or minimalloc)"
+            )
+            .into())
+        }
     };
     match out.as_deref() {
         None | Some("-") => print!("{text}"),

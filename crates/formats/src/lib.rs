@@ -38,6 +38,7 @@ mod text;
 mod tflite;
 
 pub use memplan::units::{format_size, parse_size};
+pub use minimalloc::write as write_minimalloc;
 pub use text::write_text;
 
 use memplan::error::Error;

@@ -13,7 +13,8 @@
 
 use memplan::error::Error;
 use memplan::graph::{Graph, Role, Tensor};
-use memplan::liveness::Lifetime;
+use memplan::liveness::{Buffer, Lifetime};
+use std::fmt::Write;
 
 const F: &str = "minimalloc csv";
 
@@ -199,4 +200,23 @@ impl Columns {
         };
         Ok((tensor, gapped))
     }
+}
+
+/// Buffers as MiniMalloc CSV, `id,lower,upper,size` with the half-open time range
+/// MiniMalloc reads; `id` is the tensor's index. Reading it back gives the same
+/// buffers.
+pub fn write(buffers: &[Buffer]) -> String {
+    let mut out = String::with_capacity(24 * buffers.len() + 24);
+    out.push_str("id,lower,upper,size\n");
+    for b in buffers {
+        let _ = writeln!(
+            out,
+            "{},{},{},{}",
+            b.tensor.0,
+            b.life.start,
+            u64::from(b.life.end) + 1,
+            b.size
+        );
+    }
+    out
 }
