@@ -59,6 +59,12 @@ pub enum Node {
     List(Vec<Val>),
     Tuple(Vec<Val>),
     Dict(Vec<(Val, Val)>),
+    /// A list of the records `first .. first + len` in order, as a fold's records
+    /// are appended (a trace of millions of entries costs no item each).
+    Records {
+        first: u32,
+        len: u32,
+    },
 }
 
 /// A whole pickle: its strings, its containers and its top value.
@@ -116,11 +122,43 @@ impl Tree {
         }
     }
 
-    /// The items of a list or tuple.
+    /// The items of a list or tuple (`None` for a list of [`Node::Records`]).
     pub fn items(&self, v: Val) -> Option<&[Val]> {
         match self.node(v)? {
             Node::List(items) | Node::Tuple(items) => Some(items),
-            Node::Dict(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The record numbers a list holds, in order, when it holds only records.
+    pub fn records(&self, v: Val) -> Option<Vec<u32>> {
+        match self.node(v)? {
+            Node::Records { first, len } => Some((*first..first + len).collect()),
+            Node::List(items) => (items.iter())
+                .map(|v| match v {
+                    Val::Record(r) => Some(*r),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        }
+    }
+
+    /// The range of records a list holds, when they are in order.
+    pub fn record_run(&self, v: Val) -> Option<std::ops::Range<u32>> {
+        match self.node(v)? {
+            Node::Records { first, len } => Some(*first..first + len),
+            Node::List(items) if items.is_empty() => Some(0..0),
+            _ => None,
+        }
+    }
+
+    /// The number of items of a list or tuple.
+    pub fn len(&self, v: Val) -> Option<usize> {
+        match self.node(v)? {
+            Node::List(items) | Node::Tuple(items) => Some(items.len()),
+            Node::Records { len, .. } => Some(*len as usize),
+            Node::Dict(pairs) => Some(pairs.len()),
         }
     }
 
@@ -172,7 +210,7 @@ pub fn read_from(input: impl Read, fold: &mut dyn Fold) -> Result<Tree, Error> {
         fold,
         stack: Vec::new(),
         marks: Vec::new(),
-        memo: Vec::new(),
+        memo: Chunked::default(),
     };
     m.tree.root = m.run()?;
     Ok(m.tree)
@@ -265,7 +303,7 @@ struct Machine<'f, R> {
     stack: Vec<Val>,
     /// Stack heights at each MARK.
     marks: Vec<usize>,
-    memo: Vec<Val>,
+    memo: Chunked<Val>,
 }
 
 impl<R: Read> Machine<'_, R> {
@@ -518,7 +556,8 @@ impl<R: Read> Machine<'_, R> {
         };
         match (target, set) {
             (Some(Node::Dict(d)), true) => d.extend(items.chunks_exact(2).map(|kv| (kv[0], kv[1]))),
-            (Some(Node::List(l)), false) => l.extend(items),
+            (Some(node @ Node::List(_)), false) => append(node, items),
+            (Some(node @ Node::Records { .. }), false) => append(node, items),
             _ => {
                 return Err(self.error(at, format!("{} on something other than a {what}", name(op))))
             }
@@ -544,9 +583,9 @@ impl<R: Read> Machine<'_, R> {
         let back = self.memo.len().saturating_sub(MEMO_LOOKBACK);
         let slot = (back..self.memo.len())
             .rev()
-            .find(|&k| self.memo[k] == Val::Node(i));
+            .find(|&k| self.memo.get(k) == Some(&Val::Node(i)));
         if let Some(k) = slot {
-            self.memo[k] = Val::Record(r);
+            self.memo.set(k, Val::Record(r));
         }
         let unnamed = op == b'd' || slot.is_some();
         if unnamed && i as usize + 1 == self.tree.nodes.len() {
@@ -562,10 +601,7 @@ impl<R: Read> Machine<'_, R> {
         if i as u64 > self.input.at() {
             return Err(self.error(at, format!("memo index {i} beyond the input's size")));
         }
-        if i >= self.memo.len() {
-            self.memo.resize(i + 1, Val::None);
-        }
-        self.memo[i] = top;
+        self.memo.set(i, top);
         Ok(())
     }
 
@@ -578,6 +614,101 @@ impl<R: Read> Machine<'_, R> {
 
     fn error(&self, at: u64, message: impl Into<String>) -> Error {
         Error::parse(F, Some(format!("byte {at}")), message)
+    }
+}
+
+/// Appends `items` to a list, keeping a list of records in order as a run.
+fn append(node: &mut Node, items: Vec<Val>) {
+    let run = |first: u32, len: u32| {
+        (items.iter().enumerate()).all(|(k, v)| *v == Val::Record(first + len + k as u32))
+    };
+    match node {
+        Node::List(l) if l.is_empty() => match items.first() {
+            Some(&Val::Record(first)) if run(first, 0) => {
+                *node = Node::Records {
+                    first,
+                    len: items.len() as u32,
+                }
+            }
+            _ => *l = items,
+        },
+        Node::List(l) => l.extend(items),
+        Node::Records { first, len } if run(*first, *len) => *len += items.len() as u32,
+        Node::Records { first, len } => {
+            let mut l: Vec<Val> = (*first..*first + *len).map(Val::Record).collect();
+            l.extend(items);
+            *node = Node::List(l);
+        }
+        _ => unreachable!("append is given lists"),
+    }
+}
+
+/// A growing array in fixed chunks: no reallocation copies it whole, and its
+/// capacity exceeds its length by at most one chunk.
+#[derive(Debug)]
+pub struct Chunked<T> {
+    chunks: Vec<Vec<T>>,
+    len: usize,
+}
+
+const CHUNK_ITEMS: usize = 1 << 16;
+
+impl<T> Default for Chunked<T> {
+    fn default() -> Self {
+        Chunked {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T: Clone + Default> Chunked<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn push(&mut self, v: T) {
+        if self.len % CHUNK_ITEMS == 0 {
+            self.chunks.push(Vec::with_capacity(CHUNK_ITEMS));
+        }
+        self.chunks.last_mut().expect("a chunk").push(v);
+        self.len += 1;
+    }
+
+    pub fn get(&self, i: usize) -> Option<&T> {
+        self.chunks.get(i / CHUNK_ITEMS)?.get(i % CHUNK_ITEMS)
+    }
+
+    /// Sets item `i`, first growing to `i + 1` items with defaults.
+    pub fn set(&mut self, i: usize, v: T) {
+        while self.len <= i {
+            self.push(T::default());
+        }
+        self.chunks[i / CHUNK_ITEMS][i % CHUNK_ITEMS] = v;
+    }
+
+    /// Items `range`, in one vector, giving up the chunks as they are copied.
+    pub fn into_range(self, range: std::ops::Range<usize>) -> Vec<T> {
+        let end = range.end.min(self.len);
+        let mut out = Vec::with_capacity(end.saturating_sub(range.start));
+        for (c, chunk) in self.chunks.into_iter().enumerate() {
+            let at = c * CHUNK_ITEMS;
+            let (lo, hi) = (range.start.max(at), end.min(at + chunk.len()));
+            if lo < hi {
+                out.extend_from_slice(&chunk[lo - at..hi - at]);
+            }
+        }
+        out
+    }
+
+    /// Items `range`, in order.
+    pub fn range(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = &T> + Clone + '_ {
+        let end = range.end.min(self.len);
+        (range.start..end).map(move |i| &self.chunks[i / CHUNK_ITEMS][i % CHUNK_ITEMS])
     }
 }
 

@@ -4,9 +4,9 @@
 
 use super::segments::{self, Final, Live, Pieces};
 use super::{round, Block, Frame, Oom, Snapshot};
-use crate::pickle::{Fold, Tree, Val};
+use crate::pickle::{Chunked, Fold, Tree, Val};
 use memplan::error::Error;
-use std::borrow::Cow;
+use memplan::graph::MAX_TENSOR_BYTES;
 use std::collections::{BTreeMap, HashMap};
 
 const F: &str = "pytorch snapshot";
@@ -19,20 +19,34 @@ const TOP_KEYS: [&str; 4] = [
     "external_annotations",
 ];
 
-/// One trace entry's fields.
+/// One trace entry's fields, in 32 bytes.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Entry {
-    pub action: Action,
+    /// The address; for an `oom`, which has none, the bytes the device had free.
     pub addr: u64,
     pub size: u64,
-    pub stream: i64,
     pub time_us: i64,
-    pub device_free: u64,
-    /// The node of its frame list.
-    pub frames: Option<u32>,
+    /// The node of its frame list, or [`NO_FRAMES`].
+    frames: u32,
+    /// An index into [`Records::streams`].
+    stream: u16,
+    pub action: Action,
+}
+
+const NO_FRAMES: u32 = u32::MAX;
+
+impl Entry {
+    pub fn stream(&self) -> usize {
+        self.stream as usize
+    }
+
+    pub fn frames(&self) -> Option<u32> {
+        (self.frames != NO_FRAMES).then_some(self.frames)
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
 pub(super) enum Action {
     Alloc,
     FreeRequested,
@@ -66,7 +80,7 @@ impl Action {
 
 pub(super) fn snapshot(
     tree: &Tree,
-    records: &Records,
+    mut records: Records,
     device: Option<u32>,
 ) -> Result<Snapshot, Error> {
     let root = tree.root;
@@ -88,7 +102,7 @@ pub(super) fn snapshot(
         None => return Err(bad("no `device_traces`: not a memory snapshot, or recorded without `_record_memory_history`")),
     };
     let lens: Vec<u32> = (traces.iter())
-        .map(|&t| tree.items(t).map_or(0, |e| e.len() as u32))
+        .map(|&t| tree.len(t).unwrap_or(0) as u32)
         .collect();
     let device = match device {
         Some(d) if (d as usize) < traces.len() => d,
@@ -103,17 +117,15 @@ pub(super) fn snapshot(
             .max_by_key(|&i| (lens[i], std::cmp::Reverse(i)))
             .unwrap_or(0) as u32,
     };
-    let raw = match traces.get(device as usize) {
-        Some(&t) => tree
-            .items(t)
-            .ok_or_else(|| bad("a device's trace is not a list"))?,
-        None => &[],
-    };
-    let mut b = Builder::new(tree);
-    let entries = records.of(raw)?;
     records.note(&mut notes);
+    let streams = std::mem::take(&mut records.streams);
+    let entries = match traces.get(device as usize) {
+        Some(&t) => records.take(tree, t)?,
+        None => Vec::new(),
+    };
+    let mut b = Builder::new(tree, streams);
     let finals = b.finals(tree.get(root, "segments"), device)?;
-    let pieces = segments::rebuild(&entries, &finals, &mut notes);
+    let pieces = segments::rebuild(&entries, &b.streams, &finals, &mut notes);
     let steps = entries.len() as u32;
     let blocks = b.blocks(&entries, &finals, &pieces, &mut notes);
     let reserved = segments::reserved(&pieces.list, steps);
@@ -138,7 +150,7 @@ pub(super) fn snapshot(
             Oom {
                 step: i as u32,
                 size: e.size,
-                device_free: e.device_free,
+                device_free: e.addr,
                 allocated: snap.live_at(i as u32),
                 reserved: snap.reserved_at(i as u32),
             }
@@ -152,6 +164,8 @@ fn bad(message: impl Into<String>) -> Error {
 
 struct Builder<'t> {
     tree: &'t Tree,
+    /// The streams of the entries, by [`Entry::stream`].
+    streams: Vec<i64>,
     frames: Vec<Frame>,
     stacks: Vec<Vec<u32>>,
     /// Frame dicts and frame lists already seen, by their node in the pickle.
@@ -162,9 +176,10 @@ struct Builder<'t> {
 }
 
 impl<'t> Builder<'t> {
-    fn new(tree: &'t Tree) -> Self {
+    fn new(tree: &'t Tree, streams: Vec<i64>) -> Self {
         Builder {
             tree,
+            streams,
             frames: Vec::new(),
             stacks: Vec::new(),
             frame_of: HashMap::new(),
@@ -192,6 +207,8 @@ impl<'t> Builder<'t> {
             let (Some(addr), Some(size)) = (field("address"), field("total_size")) else {
                 return Err(bad(format!("segment {i} has no `address` or `total_size`")));
             };
+            let what = format!("segment {i}");
+            let (addr, size) = range(addr, size, &what)?;
             let pool = t
                 .get(s, "segment_pool_id")
                 .and_then(|p| t.items(p))
@@ -209,13 +226,14 @@ impl<'t> Builder<'t> {
                     .and_then(node_id)
                     .map(|f| self.stack(f));
                 if let (Some(a), Some(sz)) = (int("address"), int("size")) {
-                    let req = int("requested_size").unwrap_or(sz);
-                    blocks.push((a as u64, sz as u64, req as u64, stack.flatten()));
+                    let (a, sz) = range(a, sz, &format!("a block of {what}"))?;
+                    let req = int("requested_size").map_or(sz, |r| r.clamp(0, sz.into()) as u64);
+                    blocks.push((a, sz, req, stack.flatten()));
                 }
             }
             out.push(Final {
-                addr: addr as u64,
-                size: size as u64,
+                addr,
+                size,
                 stream: field("stream").unwrap_or(0) as i64,
                 expandable: t.get(s, "is_expandable") == Some(Val::Bool(true)),
                 pool,
@@ -233,7 +251,9 @@ impl<'t> Builder<'t> {
         notes: &mut Vec<String>,
     ) -> Vec<Block> {
         let last = (entries.len() as u32).saturating_sub(1);
-        let mut blocks: Vec<Block> = Vec::new();
+        // one block per alloc, and the few from before recording
+        let allocs = entries.iter().filter(|e| e.action == Action::Alloc).count();
+        let mut blocks: Vec<Block> = Vec::with_capacity(allocs + allocs / 64 + 64);
         let mut open: HashMap<u64, usize> = HashMap::new();
         let mut doubled = 0usize;
         let list = &pieces.list;
@@ -248,7 +268,7 @@ impl<'t> Builder<'t> {
                         addr: e.addr,
                         size: round(e.size),
                         requested: e.size,
-                        stream: e.stream,
+                        stream: self.streams[e.stream()],
                         start: step,
                         end: last,
                         allocated_in_trace: true,
@@ -269,7 +289,12 @@ impl<'t> Builder<'t> {
                         Some(&b) => blocks[b].free_requested = Some(step),
                         None => {
                             // a block from before recording: it opens at step 0
-                            let b = before(e, self.stack_opt(e), live.find(list, e.addr));
+                            let b = before(
+                                e,
+                                self.streams[e.stream()],
+                                self.stack_opt(e),
+                                live.find(list, e.addr),
+                            );
                             open.insert(e.addr, blocks.len());
                             blocks.push(Block {
                                 free_requested: Some(step),
@@ -282,7 +307,12 @@ impl<'t> Builder<'t> {
                     let b = match open.remove(&e.addr) {
                         Some(b) => b,
                         None => {
-                            blocks.push(before(e, self.stack_opt(e), live.find(list, e.addr)));
+                            blocks.push(before(
+                                e,
+                                self.streams[e.stream()],
+                                self.stack_opt(e),
+                                live.find(list, e.addr),
+                            ));
                             blocks.len() - 1
                         }
                     };
@@ -323,7 +353,7 @@ impl<'t> Builder<'t> {
     }
 
     fn stack_opt(&mut self, e: &Entry) -> Option<u32> {
-        e.frames.and_then(|f| self.stack(f))
+        e.frames().and_then(|f| self.stack(f))
     }
 
     /// The stack of a frame list, shared: a list seen before is not read again.
@@ -372,7 +402,9 @@ impl<'t> Builder<'t> {
 /// read (see [`Fold`]): a dict with a string `action` is an entry.
 #[derive(Default)]
 pub(super) struct Records {
-    entries: Vec<Entry>,
+    entries: Chunked<Entry>,
+    /// The distinct streams, in order of appearance.
+    pub streams: Vec<i64>,
     /// Entries of actions memplan does not know, by action.
     unknown: BTreeMap<String, usize>,
 }
@@ -385,11 +417,13 @@ impl Fold for Records {
         let i = self.entries.len();
         let mut e = Entry {
             action: Action::from_name(action),
+            frames: NO_FRAMES,
             ..Entry::default()
         };
         if e.action == Action::Other {
             *self.unknown.entry(action.to_string()).or_default() += 1;
         }
+        let mut device_free = 0;
         for &(k, val) in pairs {
             let int = || -> Result<i128, Error> {
                 t.int(val).ok_or_else(|| {
@@ -402,40 +436,60 @@ impl Fold for Records {
             match t.str(k) {
                 Some("addr") => e.addr = unsigned(int()?, i, "addr")?,
                 Some("size") => e.size = unsigned(int()?, i, "size")?,
-                Some("stream") => e.stream = int()? as i64,
+                Some("stream") => e.stream = self.stream(int()? as i64, i)?,
                 Some("time_us") => e.time_us = int()? as i64,
-                Some("device_free") => e.device_free = unsigned(int()?, i, "device_free")?,
-                Some("frames") => e.frames = node_id(val),
+                Some("device_free") => device_free = unsigned(int()?, i, "device_free")?,
+                Some("frames") => e.frames = node_id(val).unwrap_or(NO_FRAMES),
                 _ => {}
             }
+        }
+        range(e.addr.into(), e.size.into(), &format!("trace entry {i}"))?;
+        if e.action == Action::Oom {
+            e.addr = device_free;
+        }
+        if i >= u32::MAX as usize {
+            return Err(Error::limit("trace entries", i as u64, u64::from(u32::MAX)));
         }
         self.entries.push(e);
         Ok(Some(i as u32))
     }
 }
 
+/// How many distinct streams a snapshot may name.
+const MAX_STREAMS: usize = 1 << 16;
+
 impl Records {
-    /// The entries of one device's trace: a slice of the records when they are in
-    /// order, as Python writes them.
-    fn of(&self, raw: &[Val]) -> Result<Cow<'_, [Entry]>, Error> {
-        let first = match raw.first() {
-            Some(&Val::Record(r)) => r as usize,
-            _ if raw.is_empty() => return Ok(Cow::Borrowed(&[])),
-            _ => return Err(bad("trace entry 0 is not a dict with an `action`")),
-        };
-        let in_order = (raw.iter().enumerate()).all(|(i, v)| *v == Val::Record((first + i) as u32));
-        if in_order && first + raw.len() <= self.entries.len() {
-            return Ok(Cow::Borrowed(&self.entries[first..first + raw.len()]));
+    fn stream(&mut self, stream: i64, i: usize) -> Result<u16, Error> {
+        if let Some(k) = self.streams.iter().position(|&s| s == stream) {
+            return Ok(k as u16);
         }
-        (raw.iter().enumerate())
-            .map(|(i, v)| match v {
-                Val::Record(r) => Ok(self.entries[*r as usize]),
-                _ => Err(bad(format!(
-                    "trace entry {i} is not a dict with an `action`"
-                ))),
+        if self.streams.len() == MAX_STREAMS {
+            return Err(bad(format!(
+                "trace entry {i}: more than {MAX_STREAMS} streams"
+            )));
+        }
+        self.streams.push(stream);
+        Ok(self.streams.len() as u16 - 1)
+    }
+
+    /// The entries of one device's trace, `list`; the records are given up as they
+    /// are copied, when they are in order (as Python writes them).
+    fn take(&mut self, tree: &Tree, list: Val) -> Result<Vec<Entry>, Error> {
+        let not_entries =
+            || bad("a device's trace holds something other than dicts with an `action`");
+        if let Some(run) = tree.record_run(list) {
+            let records = std::mem::take(&mut self.entries);
+            return Ok(records.into_range(run.start as usize..run.end as usize));
+        }
+        let numbers = tree.records(list).ok_or_else(not_entries)?;
+        (numbers.iter())
+            .map(|&r| {
+                self.entries
+                    .get(r as usize)
+                    .copied()
+                    .ok_or_else(not_entries)
             })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Cow::Owned)
+            .collect()
     }
 
     fn note(&self, notes: &mut Vec<String>) {
@@ -452,12 +506,12 @@ impl Records {
 }
 
 /// A block allocated before recording, first seen at its free.
-fn before(e: &Entry, stack: Option<u32>, segment: Option<u32>) -> Block {
+fn before(e: &Entry, stream: i64, stack: Option<u32>, segment: Option<u32>) -> Block {
     Block {
         addr: e.addr,
         size: round(e.size),
         requested: e.size,
-        stream: e.stream,
+        stream,
         start: 0,
         end: 0,
         allocated_in_trace: false,
@@ -465,6 +519,26 @@ fn before(e: &Entry, stack: Option<u32>, segment: Option<u32>) -> Block {
         freed: false,
         stack,
         segment,
+    }
+}
+
+/// An address and a size within memplan's limits: a size of at most 1 PiB, and
+/// the range below 2^64, so that no sum of them overflows.
+fn range(addr: i128, size: i128, what: &str) -> Result<(u64, u64), Error> {
+    let limit = i128::from(MAX_TENSOR_BYTES);
+    if !(0..=limit).contains(&size) {
+        return Err(bad(format!(
+            "{what}: a size of {size} bytes (memplan reads 0 to {limit})"
+        )));
+    }
+    match u64::try_from(addr)
+        .ok()
+        .filter(|a| a.checked_add(size as u64).is_some())
+    {
+        Some(a) => Ok((a, size as u64)),
+        None => Err(bad(format!(
+            "{what}: the range at {addr} of {size} bytes ends beyond 2^64"
+        ))),
     }
 }
 

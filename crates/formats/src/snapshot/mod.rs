@@ -166,7 +166,7 @@ pub fn read_stream(input: impl Read, device: Option<u32>) -> Result<Snapshot, Er
 fn read_pickle(input: impl Read, device: Option<u32>) -> Result<Snapshot, Error> {
     let mut records = build::Records::default();
     let tree = pickle::read_from(input, &mut records)?;
-    build::snapshot(&tree, &records, device)
+    build::snapshot(&tree, records, device)
 }
 
 /// A [`Source`] read front to back.

@@ -26,7 +26,12 @@ pub(super) struct Pieces {
     pub list: Vec<Segment>,
 }
 
-pub(super) fn rebuild(entries: &[Entry], finals: &[Final], notes: &mut Vec<String>) -> Pieces {
+pub(super) fn rebuild(
+    entries: &[Entry],
+    streams: &[i64],
+    finals: &[Final],
+    notes: &mut Vec<String>,
+) -> Pieces {
     let last = (entries.len() as u32).saturating_sub(1);
     let mut list: Vec<Segment> = Vec::new();
     let mut open: BTreeMap<u64, usize> = BTreeMap::new();
@@ -37,7 +42,7 @@ pub(super) fn rebuild(entries: &[Entry], finals: &[Final], notes: &mut Vec<Strin
                 let piece = Segment {
                     addr: e.addr,
                     size: e.size,
-                    stream: e.stream,
+                    stream: streams[e.stream()],
                     start: step,
                     end: last,
                     expandable: e.action == Action::SegmentMap,
@@ -62,7 +67,7 @@ pub(super) fn rebuild(entries: &[Entry], finals: &[Final], notes: &mut Vec<Strin
                     list.push(Segment {
                         addr,
                         size,
-                        stream: e.stream,
+                        stream: streams[e.stream()],
                         start: 0,
                         end: step,
                         expandable: e.action == Action::SegmentUnmap,
