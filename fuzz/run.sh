@@ -10,7 +10,7 @@ shift || true
 shared=../../shared/corpus
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(native_json corpus_json minimalloc_csv detect npu_json npu_csv contest tflite onnx plan_check packed text)
+  targets=(native_json corpus_json minimalloc_csv detect npu_json npu_csv contest tflite onnx plan_check packed text snapshot)
 fi
 
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
@@ -77,6 +77,8 @@ seed npu_json ../examples/npu_tiny_matmul.json "$shared"/npu/*.json
 npu_csv_seed
 contest_seed
 seed tflite "$shared"/tflite/*.tflite
+seed snapshot ../tests/data/mlp_train.pickle ../tests/data/mlp_train.pickle.gz \
+  "$shared"/torch/gpt2_oom.pickle "$shared"/torch/resnet50_infer.pickle
 seed onnx "$shared"/onnx/*.onnx "$shared"/models/*.onnx "$shared"/onnx-node/*.onnx
 mkdir -p corpus/plan_check
 # a packed report of two tensors (see crates/formats/src/packed.rs)
