@@ -49,20 +49,8 @@ pub fn plan(
         strategy,
         &mut common.budget(budget_ms),
     );
-    let request = match snap.graph_with_request(name)? {
-        Some(g) => {
-            let capacity = (common.opts.pack.capacity)
-                .or(snap.oom.as_ref().map(|o| o.reserved))
-                .unwrap_or(0);
-            let r = memplan::analyse(&g, &common.opts)?.report(
-                &g,
-                strategy,
-                &mut common.budget(budget_ms),
-            );
-            Some((r, capacity))
-        }
-        None => None,
-    };
+    let request =
+        snap.request_report(name, strategy, &common.opts, &mut common.budget(budget_ms))?;
     let summary = snap.summary(&report, request.as_ref().map(|(r, c)| (r, *c)));
     let valid = request.as_ref().is_none_or(|(r, _)| r.valid);
     let mut report = report;

@@ -3,7 +3,7 @@
 //! at the live peak. The CLI's `plan --json` and the page's summary both write it.
 
 use super::{Figures, Frame, Oom, Snapshot};
-use memplan::PlanReport;
+use memplan::{Budget, Error, Options, PlanReport, Strategy};
 use serde::Serialize;
 
 /// How many holders a summary lists.
@@ -45,6 +45,24 @@ pub struct HolderAt {
 }
 
 impl Snapshot {
+    /// With an `oom` entry: memplan's plan of the blocks and the failed request
+    /// (see [`Snapshot::graph_with_request`]) with `strategy`, and the capacity it
+    /// should fit in: `opts`' capacity, else the bytes reserved at the failure.
+    pub fn request_report(
+        &self,
+        name: &str,
+        strategy: Strategy,
+        opts: &Options,
+        budget: &mut Budget,
+    ) -> Result<Option<(PlanReport, u64)>, Error> {
+        let (Some(graph), Some(oom)) = (self.graph_with_request(name)?, &self.oom) else {
+            return Ok(None);
+        };
+        let capacity = opts.pack.capacity.unwrap_or(oom.reserved);
+        let report = memplan::analyse(&graph, opts)?.report(&graph, strategy, budget);
+        Ok(Some((report, capacity)))
+    }
+
     /// The summary given memplan's plan of [`Snapshot::graph`] and, when the trace
     /// has an `oom`, its plan of [`Snapshot::graph_with_request`] and the capacity.
     pub fn summary(&self, plan: &PlanReport, with_request: Option<(&PlanReport, u64)>) -> Summary {
