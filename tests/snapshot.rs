@@ -11,22 +11,19 @@ use memplan_formats::snapshot::{self, Snapshot};
 use std::path::Path;
 
 /// torch's figures from `../shared/corpus/torch/README.md`: file, entries,
-/// `max_memory_allocated`, `max_memory_reserved`.
-const TORCH: [(&str, u32, u64, u64); 9] = [
-    ("mlp_train", 257, 489_624_064, 494_927_872),
-    ("resnet50_train", 6_816, 3_215_639_040, 3_797_942_272),
-    ("resnet50_infer", 931, 490_317_312, 578_813_952),
-    ("gpt2_train", 13_007, 7_722_708_480, 8_082_423_808),
-    (
-        "gpt2_train_expandable",
-        13_005,
-        7_701_366_272,
-        8_269_070_336,
-    ),
-    ("bert_infer", 1_234, 612_117_504, 729_808_896),
-    ("llama_generate", 55_808, 365_351_936, 398_458_880),
-    ("llama_generate_long", 779_201, 417_960_960, 476_053_504),
-    ("gpt2_oom", 563, 6_379_112_448, 6_431_965_184),
+/// `max_memory_allocated`, `max_memory_reserved`, and `memory_allocated` before
+/// recording (where recording started after the model was on the device).
+#[rustfmt::skip]
+const TORCH: [(&str, u32, u64, u64, Option<u64>); 9] = [
+    ("mlp_train", 257, 489_624_064, 494_927_872, Some(85_133_824)),
+    ("resnet50_train", 6_816, 3_215_639_040, 3_797_942_272, Some(141_010_944)),
+    ("resnet50_infer", 931, 490_317_312, 578_813_952, Some(121_742_848)),
+    ("gpt2_train", 13_007, 7_722_708_480, 8_082_423_808, Some(498_591_744)),
+    ("gpt2_train_expandable", 13_005, 7_701_366_272, 8_269_070_336, Some(497_792_000)),
+    ("bert_infer", 1_234, 612_117_504, 729_808_896, Some(439_102_464)),
+    ("llama_generate", 55_808, 365_351_936, 398_458_880, Some(313_564_160)),
+    ("llama_generate_long", 779_201, 417_960_960, 476_053_504, None),
+    ("gpt2_oom", 563, 6_379_112_448, 6_431_965_184, None),
 ];
 
 fn open(path: &Path) -> Snapshot {
@@ -63,12 +60,19 @@ fn every_corpus_snapshot_has_torchs_peaks_and_checked_plans() {
     let Some(dir) = common::corpus_dir("torch") else {
         return;
     };
-    for (name, entries, allocated, reserved) in TORCH {
+    for (name, entries, allocated, reserved, before) in TORCH {
         let snap = open(&dir.join(format!("{name}.pickle")));
         let f = snap.figures();
         assert_eq!(f.steps, entries, "{name}");
         within(f.live_peak, allocated, &format!("{name} live peak"));
         within(f.reserved_peak, reserved, &format!("{name} reserved peak"));
+        if let Some(before) = before {
+            // every block from before recording is found, at its allocator size
+            assert_eq!(
+                f.before_recording, before,
+                "{name}: allocated before recording"
+            );
+        }
         assert!(f.unused_at_reserved_peak <= f.reserved_peak);
         assert!(
             f.largest_gap_at_reserved_peak <= f.unused_at_reserved_peak,
@@ -86,12 +90,21 @@ fn every_corpus_snapshot_has_torchs_peaks_and_checked_plans() {
 /// back, passes the same checker as memplan's plans, within the squeezed segments.
 fn the_real_layout_passes_the_checker(snap: &Snapshot, name: &str) {
     let graph = snap.graph("s").unwrap();
-    let plan = analyse(&graph, &Options::default()).unwrap().plan(&graph, Strategy::GreedySize);
+    let plan = analyse(&graph, &Options::default())
+        .unwrap()
+        .plan(&graph, Strategy::GreedySize);
     let layout = snap.layout(&plan);
     let violations = check::check(&graph, &layout);
-    assert!(violations.is_empty(), "{name}: {:?}", &violations[..violations.len().min(3)]);
+    assert!(
+        violations.is_empty(),
+        "{name}: {:?}",
+        &violations[..violations.len().min(3)]
+    );
     let squeezed: u64 = snap.regions().iter().map(|r| r.size).sum();
-    assert!(layout.peak_bytes <= squeezed && layout.peak_bytes >= snap.figures().live_peak, "{name}");
+    assert!(
+        layout.peak_bytes <= squeezed && layout.peak_bytes >= snap.figures().live_peak,
+        "{name}"
+    );
 }
 
 #[test]
@@ -197,11 +210,15 @@ fn a_gzipped_snapshot_reads_as_the_plain_one_without_the_corpus() {
     // torch's own max_memory_allocated and max_memory_reserved, exactly
     assert_eq!((f.live_peak, f.reserved_peak), (489_624_064, 494_927_872));
     // 8 blocks from before recording: 85,133,824 B allocated when it started
-    let before: u64 = (plain.blocks.iter())
-        .filter(|b| !b.allocated_in_trace)
-        .map(|b| b.size)
-        .sum();
-    assert_eq!(before, 85_133_824);
+    assert_eq!(f.before_recording, 85_133_824);
+    assert_eq!(
+        plain
+            .blocks
+            .iter()
+            .filter(|b| !b.allocated_in_trace)
+            .count(),
+        8
+    );
     for s in [Strategy::GreedySize, Strategy::BestFit, Strategy::FirstFit] {
         assert!(checked_plan(&plain, s) >= f.live_peak);
     }

@@ -80,9 +80,10 @@ pub fn text(p: &Planned) -> String {
     );
     let _ = writeln!(
         out,
-        "live peak    {} at entry {}",
+        "live peak    {} at entry {} ({} allocated before recording)",
         mib(f.live_peak),
-        f.live_peak_step
+        f.live_peak_step,
+        format_size(f.before_recording)
     );
     let _ = writeln!(
         out,

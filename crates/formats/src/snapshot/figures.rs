@@ -17,6 +17,9 @@ pub struct Figures {
     /// Distinct frames and stacks.
     pub frames: usize,
     pub stacks: usize,
+    /// Bytes of the blocks allocated before recording started (weights and inputs,
+    /// when recording starts after they are on the device).
+    pub before_recording: u64,
     /// The most bytes allocated at once (torch's `max_memory_allocated`) and when.
     pub live_peak: u64,
     pub live_peak_step: u32,
@@ -89,6 +92,10 @@ impl Snapshot {
             segments: self.segments.len(),
             frames: self.frames.len(),
             stacks: self.stacks.len(),
+            before_recording: (self.blocks.iter())
+                .filter(|b| !b.allocated_in_trace)
+                .map(|b| b.size)
+                .sum(),
             live_peak,
             live_peak_step: live_peak_step as u32,
             reserved_peak,
