@@ -1,7 +1,9 @@
 //! `memplan bench-snapshot`: per PyTorch memory snapshot, the time to open it (read
 //! the file, the pickle and the trace) and the most heap that takes, the live and
 //! reserved peaks, and the plan of the same blocks with its time and ratio, every
-//! plan checked. `--markdown` prints the table the README quotes.
+//! plan checked. `--markdown` prints the table the README quotes. On Linux the
+//! process's peak resident memory while opening is shown too (its high-water mark
+//! is reset before each file).
 
 use super::bench_import::measured;
 use super::{snapshot, Common, Token};
@@ -42,30 +44,17 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         "blocks",
         "open s",
         "open heap MB",
+        "open RSS MB",
         "live peak",
         "reserved peak",
         "plan",
         "plan / live",
         "plan s",
-    ];
+    ]
+    .map(String::from);
+    row(&header, markdown);
     if markdown {
-        println!("| {} |", header.join(" | "));
         println!("|---|{}", "---:|".repeat(header.len() - 1));
-    } else {
-        println!(
-            "{:<30} {:>7} {:>8} {:>7} {:>7} {:>12} {:>11} {:>13} {:>11} {:>11} {:>7}",
-            header[0],
-            header[1],
-            header[2],
-            header[3],
-            header[4],
-            header[5],
-            header[6],
-            header[7],
-            header[8],
-            header[9],
-            header[10]
-        );
     }
     let mut failed = 0;
     for file in &files {
@@ -74,7 +63,9 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+        reset_peak_rss();
         let (snap, open_ms, heap) = measured(|| snapshot::load(file, common.read.device));
+        let rss = peak_rss().map_or("-".to_string(), |kb| format!("{:.0}", kb as f64 / 1e3));
         let snap = match snap {
             Ok(s) => s,
             Err(e) => {
@@ -102,36 +93,51 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             f.blocks.to_string(),
             format!("{:.2}", open_ms / 1e3),
             format!("{:.0}", heap as f64 / 1e6),
+            rss,
             format_size(f.live_peak),
             format_size(f.reserved_peak),
             format_size(p.summary.plan_peak) + if p.report.valid { "" } else { " INVALID" },
             format!("{:.4}x", p.summary.plan_ratio),
             format!("{:.2}", plan_ms / 1e3),
         ];
-        if markdown {
-            println!("| {} |", cells.join(" | "));
-        } else {
-            println!(
-                "{:<30} {:>7} {:>8} {:>7} {:>7} {:>12} {:>11} {:>13} {:>11} {:>11} {:>7}",
-                cells[0],
-                cells[1],
-                cells[2],
-                cells[3],
-                cells[4],
-                cells[5],
-                cells[6],
-                cells[7],
-                cells[8],
-                cells[9],
-                cells[10]
-            );
-        }
+        row(&cells, markdown);
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// One row of the table: markdown, or columns aligned for a terminal.
+fn row(cells: &[String], markdown: bool) {
+    if markdown {
+        println!("| {} |", cells.join(" | "));
+        return;
+    }
+    let widths = [30, 7, 8, 7, 7, 12, 11, 11, 13, 11, 11, 7];
+    let line: Vec<String> = (cells.iter().zip(widths).enumerate())
+        .map(|(i, (c, w))| {
+            if i == 0 {
+                format!("{c:<w$}")
+            } else {
+                format!("{c:>w$}")
+            }
+        })
+        .collect();
+    println!("{}", line.join(" "));
+}
+
+/// Resets the process's peak resident memory (Linux: `/proc/self/clear_refs`).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// The process's peak resident memory in kB since the last reset (Linux's VmHWM).
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The `.pickle` and `.pickle.gz` files named or in the directories named, sorted.
