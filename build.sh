@@ -30,11 +30,11 @@ fi
 # [profile.wasm-release] (Cargo.toml): release, linked whole, sized down but for the core
 # and the painter; CARGO_TARGET_DIR is honoured. One module per feature of memplan-wasm
 # (crates/wasm/Cargo.toml): `page` draws in the page; the worker starts with `worker`
-# (graphs in memplan's formats and CSV) and loads `models` (ONNX, TFLite) or `npu` only
-# for a file that needs it.
+# (graphs in memplan's formats and CSV) and loads `models` (ONNX, TFLite), `npu` or
+# `snapshot` (PyTorch memory snapshots) only for a file that needs it.
 target_dir=${CARGO_TARGET_DIR:-target}
 rm -f www/pkg/memplan.js www/pkg/memplan_bg.wasm www/pkg/memplan.d.ts www/pkg/memplan_bg.wasm.d.ts
-for module in page worker models npu; do
+for module in page worker models npu snapshot; do
     cargo build --profile wasm-release -p memplan-wasm --target "$target" \
         --no-default-features --features "$module"
     wasm-bindgen --target web --out-dir www/pkg --out-name "memplan_$module" \

@@ -2,6 +2,7 @@
 // the side-by-side comparison of two strategies.
 
 import * as ui from './ui.js';
+import * as snapshot from './snapshot.js';
 import { register, retain } from './charts.js';
 import { dataAt, liveAt } from './render.js';
 
@@ -58,6 +59,11 @@ export function applyColouring(state, by, paletteColour) {
   legend.hidden = false;
 }
 
+/** Describes tensor `t` of a plan in a tooltip: a snapshot's block with its stack, or a graph's tensor with its ops. */
+function describeTensor(state, t, formatSize) {
+  return state.snapshot ? snapshot.blockDetails(t, state.snapshot, formatSize, true) : ui.tensorDetails(t, state.info, formatSize);
+}
+
 /** Registers the graph charts, drawn by `state.drawing`. */
 export function registerCharts(state, formatSize) {
   retain((id) => id === timeCanvas.id || id === liveCanvas.id || id.startsWith('compare-'));
@@ -65,14 +71,20 @@ export function registerCharts(state, formatSize) {
     canvas: timeCanvas, wrap: timeWrap, tip: tooltip, group: 'steps', zoomY: true,
     draw: (scale, highlight, window) => state.drawing.drawTimeAddress(timeCanvas, scale, highlight, window, 0),
     hit: (frame, x, y) => tensorAt(state, frame, x, y, 0),
-    describe: (t) => ui.tensorDetails(t, state.info, formatSize),
+    describe: (t) => describeTensor(state, t, formatSize),
     idOf: (t) => t.id,
   });
   register({
     canvas: liveCanvas, wrap: liveWrap, tip: liveTooltip, group: 'steps', zoomY: false,
-    draw: (scale, highlight, window) => state.drawing.drawLiveBytes(liveCanvas, scale, highlight, window),
+    draw: (scale, highlight, window) => {
+      const frame = state.drawing.drawLiveBytes(liveCanvas, scale, highlight, window);
+      if (state.snapshot && state.snapshotSummary) snapshot.drawLiveOverlay(liveCanvas, scale, frame, state.snapshot, state.snapshotSummary, formatSize);
+      return frame;
+    },
     hit: (frame, x, y) => stepAt(state, frame, x, y),
-    describe: (step) => ui.stepDetails(step, liveAt(state.report.profile, step), state.report.lower_bound, formatSize),
+    describe: (step) => (state.snapshot
+      ? snapshot.stepDetails(step, liveAt(state.report.profile, step), state.snapshot, formatSize)
+      : ui.stepDetails(step, liveAt(state.report.profile, step), state.report.lower_bound, formatSize)),
   });
 }
 
@@ -101,6 +113,11 @@ export function show(state, report, compare, formatSize) {
 /** Shows the selected tensor's details under the chart. */
 export function showSelection(state, formatSize) {
   const t = state.selected === null || !state.report ? null : state.drawing.tensor(0, state.selected);
+  if (state.snapshot) {
+    snapshot.showSelection(t, state.snapshot, formatSize);
+    selection.hidden = true;
+    return;
+  }
   selection.hidden = t === null;
   if (t) selection.replaceChildren(...ui.tensorDetails(t, state.info, formatSize));
 }
@@ -110,6 +127,10 @@ function showCompare(state, formatSize) {
   comparePanel.hidden = state.compare === null;
   retain((id) => !id.startsWith('compare-') || state.compare !== null);
   if (state.compare === null) return;
+  if (state.snapshot) {
+    showLayouts(state, formatSize);
+    return;
+  }
   const [a, b] = [state.report, state.compare];
   const diff = b.peak_bytes - a.peak_bytes;
   compareNote.textContent = diff === 0
@@ -119,13 +140,33 @@ function showCompare(state, formatSize) {
   compareBody.replaceChildren(...columns);
 }
 
-/** One side of the comparison: the strategy's numbers over its own time-by-address chart. */
-function compareColumn(state, report, slot, formatSize) {
+/** A snapshot's two layouts side by side: where the caching allocator put each block (slot 1) and memplan's plan of the same blocks (slot 0). */
+function showLayouts(state, formatSize) {
+  const [plan, real] = [state.report, state.compare];
+  const s = state.snapshotSummary;
+  compareNote.textContent = `Left, where PyTorch's caching allocator put each block: its segments stacked in address order, a dashed line where one address range ends and the next begins. Right, memplan's plan of the same blocks${s ? `, which peaks at ${formatSize(plan.peak_bytes)} against ${formatSize(s.reserved_peak)} reserved` : ''}. Zoom, pan and selection are shared.`;
+  const sides = [
+    [real, 1, "PyTorch's caching allocator", [
+      ['reserved peak', s ? formatSize(s.reserved_peak) : '–'],
+      ['live peak', s ? formatSize(s.live_peak) : '–'],
+      ['segments', s ? ui.count(s.segments) : '–'],
+    ]],
+    [plan, 0, `memplan · ${plan.strategy}`, [
+      ['peak', formatSize(plan.peak_bytes)],
+      ['peak / live peak', `${plan.ratio.toFixed(2)}×`],
+      ['checker', plan.valid ? 'valid' : `${plan.violations.length} violations`],
+    ]],
+  ];
+  compareBody.replaceChildren(...sides.map(([report, slot, name, rows]) => compareColumn(state, report, slot, formatSize, ui.compareHead(name, rows))));
+}
+
+/** One side of the comparison: the strategy's numbers (or `head`) over its own time-by-address chart. */
+function compareColumn(state, report, slot, formatSize, head = null) {
   const plan = report;
   const column = document.createElement('div');
   column.className = 'compare-side';
   column.dataset.slot = `${slot}`;
-  const head = ui.compareHead(plan.strategy, [
+  head ??= ui.compareHead(plan.strategy, [
     ['peak', formatSize(plan.peak_bytes)],
     ['peak / bound', `${report.ratio.toFixed(2)}×`],
     ['checker', report.valid ? 'valid' : `${report.violations.length} violations`],
@@ -143,9 +184,14 @@ function compareColumn(state, report, slot, formatSize) {
   column.append(head, wrap);
   register({
     canvas, wrap, tip, group: 'steps', zoomY: true,
-    draw: (scale, highlight, window) => state.drawing.drawTimeAddress(canvas, scale, highlight, window, slot),
+    draw: (scale, highlight, window) => {
+      const frame = state.drawing.drawTimeAddress(canvas, scale, highlight, window, slot);
+      // the allocator's layout: where one address range ends and the next begins
+      if (state.snapshot && slot === 1) snapshot.drawBoundaries(canvas, scale, frame, state.snapshot.boundaries);
+      return frame;
+    },
     hit: (frame, x, y) => tensorAt(state, frame, x, y, slot),
-    describe: (t) => ui.tensorDetails(t, state.info, formatSize),
+    describe: (t) => describeTensor(state, t, formatSize),
     idOf: (t) => t.id,
   });
   return column;

@@ -13,6 +13,7 @@ import * as write from './write.js';
 import { demoView } from './bundle.js';
 import { showBodies, showShapeForm } from './file-panels.js';
 import * as sharing from './sharing.js';
+import * as snapshotView from './snapshot.js';
 
 const $ = (id) => document.getElementById(id);
 const galleryBox = $('gallery');
@@ -41,7 +42,10 @@ const modeParts = {
 };
 
 const DEFAULT_STRATEGY = 'greedy-size';
-const FORMATS_HINT = 'memplan reads ONNX and TFLite models, its own JSON and text graphs, corpus JSON graphs, MiniMalloc CSV (id,lower,upper,size) and NPU cases (contest JSON with Nodes and Edges).';
+/** A packed report above this many bytes (about 100,000 tensors) takes the page long enough to read that it lets other work in before the next. */
+const LARGE_REPORT = 4 << 20;
+const FORMATS_HINT = 'memplan reads ONNX and TFLite models, its own JSON and text graphs, corpus JSON graphs, MiniMalloc CSV (id,lower,upper,size), NPU cases (contest JSON with Nodes and Edges) and PyTorch memory snapshots (.pickle or .pickle.gz).';
+const SNAPSHOT_HINT = 'memplan reads PyTorch memory snapshots as torch.cuda.memory._dump_snapshot writes them: a pickle of plain data (dicts, lists, numbers, strings), or that pickle gzipped. It never runs code from a pickle, so a pickle that asks to is refused.';
 
 let wasm = null;
 let planToken = 0;
@@ -89,7 +93,8 @@ async function load(data, name, origin, options = {}, failed = null) {
       return false;
     }
     const cycle = e.kind === 'cycle';
-    ui.showError(errorBox, `Could not open ${name}`, e.message, cycle ? 'Every op must come after the ops that produce its inputs.' : FORMATS_HINT);
+    const pickled = /\.(pickle|pkl|gz)$/i.test(name) || /pickle|gzip|snapshot/i.test(e.message);
+    ui.showError(errorBox, `Could not open ${name}`, e.message, cycle ? 'Every op must come after the ops that produce its inputs.' : pickled ? SNAPSHOT_HINT : FORMATS_HINT);
     return false;
   }
   planner.keep({ data, name, read });
@@ -98,9 +103,11 @@ async function load(data, name, origin, options = {}, failed = null) {
   state.drawing?.free();
   const drawing = opened.mode === 'graph' ? new wasm.Drawing() : null;
   Object.assign(state, { mode: opened.mode, drawing, info: JSON.parse(opened.info), selected: null, report: null, compare: null, origin });
+  Object.assign(state, { snapshot: opened.snapshot ?? null, snapshotSummary: null });
   charts.setWindows(null);
   applyOptions(options);
   setMode(state.mode);
+  snapshotView.enter(state.snapshot, state.mode);
   if (state.mode === 'npu') npu.setupCase(state, options.caps);
   else {
     graph.registerCharts(state, wasm.formatSize);
@@ -187,7 +194,7 @@ async function replan(selected = state.selected) {
     performance.measure('memplan:plan', { start: started });
     state.selected = selected;
     if (npuMode) showSolution(result);
-    else showPlan(result);
+    else if (!await showPlan(result, () => token !== planToken)) return;
   } catch (e) {
     if (token !== planToken) return;
     if (e instanceof planner.Cancelled) {
@@ -208,15 +215,25 @@ async function replan(selected = state.selected) {
   remember();
 }
 
-/** Shows the worker's packed plan reports of the graph: the page's wasm keeps them, the rest of the page reads their summaries. */
-function showPlan({ report, compare }) {
+/** Shows the worker's packed plan reports of the graph: the page's wasm keeps them, the rest of the page reads their summaries. Between the two reports of a large plan the page answers what waits (a click, a key), unless `stale()` then says a newer plan came: answers whether it showed this one. */
+async function showPlan({ report, compare, snapshot = null }, stale) {
   state.drawing.setPacked(0, report);
+  if (report.byteLength > LARGE_REPORT) {
+    await new Promise((done) => setTimeout(done, 0));
+    if (stale()) return false;
+  }
   if (compare) state.drawing.setPacked(1, compare);
   else state.drawing.clear(1);
   const summary = (slot) => JSON.parse(state.drawing.summary(slot));
   const main = summary(0);
+  // a snapshot: its summary, and room on the live-bytes chart for the reserved curve
+  state.snapshotSummary = snapshot ? JSON.parse(snapshot) : null;
+  const ceiling = state.snapshot && state.snapshotSummary ? snapshotView.liveCeiling(state.snapshotSummary) : 0;
+  state.drawing.setLiveCeiling(ceiling);
   graph.show(state, main, compare ? summary(1) : null, wasm.formatSize);
+  if (state.snapshotSummary) snapshotView.showSummary(state.snapshotSummary, main, wasm.formatSize);
   teach.planned(main.handle, state.drawing);
+  return true;
 }
 
 /** Shows the worker's NPU solution (JSON text) and the comparison's summary; answers the figure it is judged by, in words. */

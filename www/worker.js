@@ -7,10 +7,16 @@
 /**
  * The planner's wasm modules by the files they read, each loaded on first need: `graph`
  * (memplan's JSON and text, corpus JSON, MiniMalloc CSV) at once; `model` (those and
- * ONNX and TFLite) and `npu` (NPU cases) when a file needs them, so a page that never
- * opens a model downloads and compiles no importers.
+ * ONNX and TFLite), `npu` (NPU cases) and `snapshot` (PyTorch memory snapshots) when a
+ * file needs them, so a page that never opens a model downloads and compiles no
+ * importers.
  */
-const MODULES = { graph: './pkg/memplan_worker.js', model: './pkg/memplan_models.js', npu: './pkg/memplan_npu.js' };
+const MODULES = {
+  graph: './pkg/memplan_worker.js',
+  model: './pkg/memplan_models.js',
+  npu: './pkg/memplan_npu.js',
+  snapshot: './pkg/memplan_snapshot.js',
+};
 const loading = {};
 /** The modules loaded, by reader. */
 const loaded = {};
@@ -42,29 +48,35 @@ function current(mode) {
 }
 
 const handlers = {
-  /** Reads file `name` (`data`: a Blob or bytes), with `read` (free dimensions, data-dependent sizes) for a model; the previous session stays when it cannot be read. A file above {@link WHOLE} is read by ranges, so a model of gigabytes never sits whole in memory; only a model may be that large, so it goes to the model reader. */
+  /** Reads file `name` (`data`: a Blob or bytes), with `read` (free dimensions, data-dependent sizes) for a model; the previous session stays when it cannot be read. A file above {@link WHOLE} is read by ranges, so a model of gigabytes never sits whole in memory; only a model or a PyTorch snapshot (read as a stream) may be that large. Answers the mode, the graph's info and, for a snapshot, its details (see `Session.snapshotDetails`). */
   async open({ data, name, read }) {
     let session;
-    let mode = 'graph';
+    let kind;
     if (data instanceof Blob && data.size > WHOLE) {
       const reader = new FileReaderSync();
       const readAt = (at, length) => new Uint8Array(reader.readAsArrayBuffer(data.slice(at, at + length)));
-      const { Session } = await module('model');
+      kind = (await module('graph')).readerOf(readAt(0, 16)) === 'snapshot' ? 'snapshot' : 'model';
+      const { Session } = await module(kind);
       session = Session.fromSource(data.size, readAt, name, read);
     } else {
       const bytes = data instanceof Blob ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(data)) : data;
-      const kind = (await module('graph')).readerOf(bytes);
-      mode = kind === 'npu' ? 'npu' : 'graph';
+      kind = (await module('graph')).readerOf(bytes);
       const m = await module(kind);
-      session = mode === 'npu' ? new m.NpuSession(bytes, name) : new m.Session(bytes, name, read);
+      session = kind === 'npu' ? new m.NpuSession(bytes, name) : new m.Session(bytes, name, read);
     }
+    const mode = kind === 'npu' ? 'npu' : 'graph';
     open?.session.free();
-    open = { mode, session };
-    return { mode, info: session.info() };
+    open = { mode, session, snapshot: kind === 'snapshot' };
+    const snapshot = open.snapshot ? session.snapshotDetails() : null;
+    return { mode, info: session.info(), snapshot };
   },
-  /** Plans the graph with `strategy` and `options` (align, budget_ms, wall_clock, capacity), and with `compare` too when given; a search reports progress as it goes. */
+  /** Plans the graph with `strategy` and `options` (align, budget_ms, wall_clock, capacity), and with `compare` too when given; a search reports progress as it goes. A snapshot's comparison is always the allocator's real layout, with the summary beside it. */
   plan({ strategy, options, compare }, progress) {
     const session = current('graph');
+    if (open.snapshot) {
+      const { report, layout, summary } = session.planSnapshot(strategy, options, (p) => progress({ strategy, ...p }));
+      return { report, compare: layout, snapshot: summary };
+    }
     const plan = (name) => session.planPacked(name, options, (p) => progress({ strategy: name, ...p }));
     const report = plan(strategy);
     return { report, compare: compare ? plan(compare) : null };

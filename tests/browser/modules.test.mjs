@@ -53,7 +53,7 @@ withBrowser(async (context, url) => {
   check('it fetches the page module and the worker\'s graph module only', JSON.stringify([...fetched].sort()) === '["page","worker"]', fetched.join(' '));
   const first = wasmBytes('page') + wasmBytes('worker');
   check('together under 1 MB of wasm', first < MB, `${first}`);
-  check('each module under 1 MB', ['page', 'worker', 'models', 'npu'].every((m) => wasmBytes(m) < MB));
+  check('each module under 1 MB', ['page', 'worker', 'models', 'npu', 'snapshot'].every((m) => wasmBytes(m) < MB));
 
   await page.locator('button[data-example="npu-tiny"]').click();
   await settled(page);
@@ -120,5 +120,5 @@ withBrowser(async (context, url) => {
   check('a file dragged over the page fetches the model module before the drop', fetched.filter((m) => m === 'models').length === before + 1, fetched.join(' '));
   check('and nothing is opened', (await text(hinted, 'graph-name')) === 'transformer_layer');
   check('no console errors or page errors after the hint', hintedProblems.length === 0, hintedProblems.join('; '));
-  console.log(`modules: page ${wasmBytes('page')}, worker ${wasmBytes('worker')}, models ${wasmBytes('models')}, npu ${wasmBytes('npu')} bytes of wasm`);
+  console.log(`modules: page ${wasmBytes('page')}, worker ${wasmBytes('worker')}, models ${wasmBytes('models')}, npu ${wasmBytes('npu')}, snapshot ${wasmBytes('snapshot')} bytes of wasm`);
 }, { deviceScaleFactor: 1 });

@@ -29,8 +29,10 @@ pub use native::write as write_native;
 pub mod npu;
 mod onnx;
 pub mod packed;
+#[cfg(feature = "snapshots")]
 pub mod pickle;
 mod protobuf;
+#[cfg(feature = "snapshots")]
 pub mod snapshot;
 mod sniff;
 pub mod source;
@@ -102,7 +104,7 @@ impl Format {
         if onnx::is_onnx(data) {
             return Ok(Format::Onnx);
         }
-        if snapshot::is_snapshot(data) {
+        if is_snapshot(data) {
             return Ok(Format::Snapshot);
         }
         let text = std::str::from_utf8(&data[..data.len().min(4096)]).unwrap_or("");
@@ -261,7 +263,10 @@ pub fn read_with(
         #[cfg(not(feature = "models"))]
         Format::Tflite | Format::Onnx => Err(without_models(format)),
         Format::Text => text::read(data, name),
+        #[cfg(feature = "snapshots")]
         Format::Snapshot => snapshot::read_stream(data, opts.device)?.graph(name),
+        #[cfg(not(feature = "snapshots"))]
+        Format::Snapshot => Err(without_snapshots()),
     }
 }
 
@@ -281,7 +286,7 @@ pub fn read_source(
             src.read_at(0, &mut head)?;
             if tflite::is_tflite(&head) {
                 Format::Tflite
-            } else if snapshot::is_snapshot(&head) {
+            } else if is_snapshot(&head) {
                 Format::Snapshot
             } else if onnx::is_onnx_source(src) {
                 Format::Onnx
@@ -297,9 +302,25 @@ pub fn read_source(
         Format::Tflite => tflite::read_source(src, name, opts),
         #[cfg(not(feature = "models"))]
         Format::Tflite | Format::Onnx => Err(without_models(format)),
+        #[cfg(feature = "snapshots")]
         Format::Snapshot => snapshot::read_source(src, opts.device)?.graph(name),
+        #[cfg(not(feature = "snapshots"))]
+        Format::Snapshot => Err(without_snapshots()),
         other => read_with(&whole(src)?, Some(other), name, opts),
     }
+}
+
+/// True when `data` starts like a PyTorch memory snapshot: a pickle of protocol 2
+/// or later, or gzip (whose content is checked when read). Only a build with the
+/// `snapshots` feature reads one.
+pub fn is_snapshot(data: &[u8]) -> bool {
+    matches!(data, [0x80, 2..=5, ..] | [0x1f, 0x8b, ..])
+}
+
+/// The error of a build without the snapshot reader given a snapshot.
+#[cfg(not(feature = "snapshots"))]
+fn without_snapshots() -> Error {
+    Error::usage("this build of memplan reads no PyTorch snapshots (it was built without the `snapshots` feature)")
 }
 
 /// True when `data` is a model (ONNX or TFLite), which only a build with the

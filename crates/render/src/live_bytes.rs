@@ -18,6 +18,20 @@ pub fn live_bytes<DB: DrawingBackend>(
     span: Option<(u32, u32)>,
     view: &View,
 ) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
+    live_bytes_under(area, profile, lower_bound, steps, span, view, 0)
+}
+
+/// Like [`live_bytes`], with the bytes axis reaching at least `ceiling`: room for
+/// what a viewer draws over the chart (a PyTorch snapshot's reserved bytes).
+pub fn live_bytes_under<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    profile: &[(u32, u64)],
+    lower_bound: u64,
+    steps: u32,
+    span: Option<(u32, u32)>,
+    view: &View,
+    ceiling: u64,
+) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
     let view = &View {
         window: Window {
             y0: 0.0,
@@ -26,7 +40,12 @@ pub fn live_bytes<DB: DrawingBackend>(
         },
         ..*view
     };
-    let most = profile.iter().map(|&(_, b)| b).max().unwrap_or(0);
+    let most = profile
+        .iter()
+        .map(|&(_, b)| b)
+        .max()
+        .unwrap_or(0)
+        .max(ceiling);
     let extent = Extent {
         x: (0.0, f64::from(steps.max(1))),
         x_desc: "step",

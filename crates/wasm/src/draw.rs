@@ -52,6 +52,9 @@ pub struct Drawing {
     /// How the time-by-address boxes are painted: fast, or every tensor visited (the
     /// reference the page's tests hold the fast painter to).
     paint: Paint,
+    /// The least top of the live-bytes chart's bytes axis (see
+    /// [`Drawing::set_live_ceiling`]).
+    live_ceiling: u64,
 }
 
 impl Default for Drawing {
@@ -70,6 +73,7 @@ impl Drawing {
             keys: None,
             rasters: [Raster::new(), Raster::new()],
             paint: Paint::Fast,
+            live_ceiling: 0,
         }
     }
 
@@ -145,6 +149,18 @@ impl Drawing {
         Ok(self.rasters[slot_index(Some(slot))?].reused())
     }
 
+    /// Makes the live-bytes chart's bytes axis reach at least `bytes` (0: the
+    /// profile's own top), so that the page can draw over it what goes higher (a
+    /// PyTorch snapshot's reserved bytes).
+    #[wasm_bindgen(js_name = setLiveCeiling)]
+    pub fn set_live_ceiling(&mut self, bytes: f64) {
+        self.live_ceiling = if bytes.is_finite() && bytes > 0.0 {
+            bytes as u64
+        } else {
+            0
+        };
+    }
+
     /// Forgets the plan in `slot`.
     pub fn clear(&mut self, slot: u8) -> Result<(), Thrown> {
         let slot = slot_index(Some(slot))?;
@@ -199,13 +215,14 @@ impl Drawing {
             .and_then(|id| plan.tensors.iter().find(|t| t.id == id))
             .map(|t| (t.start, t.end));
         let root = canvas_area(canvas)?;
-        let frame = render::live_bytes(
+        let frame = render::live_bytes_under(
             &root,
             &report.profile,
             plan.lower_bound,
             plan.steps,
             span,
             &view,
+            self.live_ceiling,
         )
         .map_err(js_error)?;
         root.present().map_err(js_error)?;

@@ -26,9 +26,17 @@ mod npu;
 mod npu_draw;
 #[cfg(feature = "worker")]
 mod session;
+#[cfg(feature = "snapshot")]
+mod snapshot;
 #[cfg(feature = "page")]
 mod teach;
-#[cfg(all(test, feature = "page", feature = "models", feature = "npu"))]
+#[cfg(all(
+    test,
+    feature = "page",
+    feature = "models",
+    feature = "npu",
+    feature = "snapshot"
+))]
 mod tests;
 
 #[cfg(feature = "page")]
@@ -45,8 +53,9 @@ use wasm_bindgen::prelude::*;
 
 /// What reads `bytes`: `"npu"` for an NPU scheduling case (the `npu` module's
 /// `NpuSession`), `"model"` for an ONNX or TFLite model (the `models` module's
-/// `Session`), `"graph"` for anything else (any module's `Session`, which may still
-/// find it unreadable).
+/// `Session`), `"snapshot"` for a PyTorch memory snapshot (a pickle or gzip: the
+/// `snapshot` module's `Session`; the first bytes are enough to tell), `"graph"`
+/// for anything else (any module's `Session`, which may still find it unreadable).
 #[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = readerOf)]
 pub fn reader_of(bytes: &[u8]) -> String {
@@ -54,6 +63,8 @@ pub fn reader_of(bytes: &[u8]) -> String {
         "npu".into()
     } else if memplan_formats::is_model(bytes) {
         "model".into()
+    } else if memplan_formats::is_snapshot(bytes) {
+        "snapshot".into()
     } else {
         "graph".into()
     }

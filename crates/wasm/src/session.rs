@@ -13,17 +13,21 @@ use wasm_bindgen::prelude::*;
 /// A loaded graph and its analysis, in the planning worker.
 #[wasm_bindgen]
 pub struct Session {
-    graph: Graph,
+    pub(crate) graph: Graph,
     analysis: Analysis,
-    options: Options,
+    pub(crate) options: Options,
     /// The file's main graph, and the bodies of its ops (depth first, each named
     /// by its path): `graph` is one of them, the one on show.
     root: Graph,
     bodies: Vec<(String, Graph)>,
     focus: Option<usize>,
     /// The last reports made, by handle, oldest first.
-    reports: Vec<(u32, PlanReport)>,
+    pub(crate) reports: Vec<(u32, PlanReport)>,
     next_handle: u32,
+    /// The snapshot the graph was made from, when the file was a PyTorch memory
+    /// snapshot (see `crate::snapshot`).
+    #[cfg(feature = "snapshot")]
+    pub(crate) snapshot: Option<Box<formats::snapshot::Snapshot>>,
 }
 
 /// What the page sets when it reads a model: free dimensions by name
@@ -128,6 +132,10 @@ impl Session {
     /// the sizes of data-dependent values.
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8], name: &str, read: JsValue) -> Result<Session, Thrown> {
+        #[cfg(feature = "snapshot")]
+        if crate::snapshot::is_snapshot(bytes) {
+            return crate::snapshot::open(bytes, stem(name));
+        }
         let request = ReadRequest::from_js(read)?;
         let graph =
             formats::read_with(bytes, None, stem(name), &request.options()?).map_err(js_error)?;
@@ -150,6 +158,10 @@ impl Session {
             size: size as u64,
             read,
         };
+        #[cfg(feature = "snapshot")]
+        if let Some(session) = crate::snapshot::open_source(&src, stem(name))? {
+            return Ok(session);
+        }
         let graph =
             formats::read_source(&src, None, stem(name), &request.options()?).map_err(js_error)?;
         Session::start(graph)
@@ -269,20 +281,25 @@ impl Session {
         progress: Option<js_sys::Function>,
     ) -> Result<Vec<u8>, Thrown> {
         let (handle, report) = self.planned(strategy, options, progress)?;
-        // the head leaves the tensors to the records
-        let tensors = std::mem::take(&mut report.plan.tensors);
-        let head = to_json(&Head {
-            report,
-            handle,
-            placed: Some(tensors.len()),
-        });
-        report.plan.tensors = tensors;
-        Ok(formats::packed::pack(&head?, &report.plan.tensors))
+        pack_report(report, handle)
     }
 }
 
+/// `report` packed for the page (see `formats::packed`) with `handle` in its head.
+pub(crate) fn pack_report(report: &mut PlanReport, handle: u32) -> Result<Vec<u8>, Thrown> {
+    // the head leaves the tensors to the records
+    let tensors = std::mem::take(&mut report.plan.tensors);
+    let head = to_json(&Head {
+        report,
+        handle,
+        placed: Some(tensors.len()),
+    });
+    report.plan.tensors = tensors;
+    Ok(formats::packed::pack(&head?, &report.plan.tensors))
+}
+
 /// The stem of file `name`, which names the graph.
-fn stem(name: &str) -> &str {
+pub(crate) fn stem(name: &str) -> &str {
     std::path::Path::new(name)
         .file_stem()
         .and_then(|s| s.to_str())
@@ -290,7 +307,7 @@ fn stem(name: &str) -> &str {
 }
 
 /// A file in the page read by ranges through a JS function.
-struct JsSource {
+pub(crate) struct JsSource {
     size: u64,
     read: js_sys::Function,
 }
@@ -325,7 +342,7 @@ impl formats::source::Source for JsSource {
 
 impl Session {
     /// A session on `graph`: analysed, with the bodies of its ops listed.
-    fn start(graph: Graph) -> Result<Session, Thrown> {
+    pub(crate) fn start(graph: Graph) -> Result<Session, Thrown> {
         let options = Options::default();
         let analysis = analyse(&graph, &options).map_err(js_error)?;
         let nested = graph
@@ -342,12 +359,14 @@ impl Session {
             focus: None,
             reports: Vec::new(),
             next_handle: 0,
+            #[cfg(feature = "snapshot")]
+            snapshot: None,
         })
     }
 
     /// Plans with `strategy` under `options` (see [`Session::plan`]), keeps the
     /// report and returns its handle and the report as kept.
-    fn planned(
+    pub(crate) fn planned(
         &mut self,
         strategy: &str,
         options: JsValue,

@@ -274,3 +274,108 @@ fn the_heap_grows_in_steps_that_grow_with_it_and_keeps_what_it_holds() {
     let pages = memory_size(0);
     assert!(pages <= sizes[0] + 1500 * 9 / 8 + 64, "{pages} pages");
 }
+
+const SNAPSHOT: &[u8] = include_bytes!("../../../tests/data/mlp_train.pickle.gz");
+const HOSTILE_PICKLE: &[u8] = include_bytes!("../../../tests/data/global.pickle");
+
+#[wasm_bindgen_test]
+fn a_snapshot_plans_beside_its_real_layout_with_a_summary_and_block_details() {
+    assert_eq!(super::reader_of(SNAPSHOT), "snapshot");
+    assert_eq!(super::reader_of(&SNAPSHOT[..16]), "snapshot");
+    let mut session = Session::new(SNAPSHOT, "mlp_train.pickle.gz", JsValue::UNDEFINED).unwrap();
+    assert!(session.is_snapshot());
+    let info: Value = serde_json::from_str(&session.info().unwrap()).unwrap();
+    let blocks = info["tensors"].as_u64().unwrap() as usize;
+    assert_eq!(blocks, 104);
+    let answer = session
+        .plan_snapshot("greedy-size", JsValue::UNDEFINED, None)
+        .unwrap();
+    let bytes = |key: &str| {
+        let v = js_sys::Reflect::get(&answer, &key.into()).unwrap();
+        js_sys::Uint8Array::new(&v).to_vec()
+    };
+    let mut drawing = super::draw::Drawing::new();
+    drawing.set_packed(0, &bytes("report")).unwrap();
+    drawing.set_packed(1, &bytes("layout")).unwrap();
+    let plan: Value = serde_json::from_str(&drawing.summary(0).unwrap()).unwrap();
+    let real: Value = serde_json::from_str(&drawing.summary(1).unwrap()).unwrap();
+    assert_eq!(plan["placed"], blocks);
+    assert_eq!(real["placed"], blocks);
+    assert_eq!(real["strategy"], "pytorch");
+    assert_eq!(real["valid"], true, "{:?}", real["violations"]);
+    // the same blocks in both, at different offsets
+    for id in [0u32, 50, 103] {
+        let (a, b) = (
+            drawing.tensor(0, id).unwrap(),
+            drawing.tensor(1, id).unwrap(),
+        );
+        assert_eq!(field(&a, "size"), field(&b, "size"));
+        assert_eq!(field(&a, "start"), field(&b, "start"));
+    }
+    let summary = js_sys::Reflect::get(&answer, &"summary".into()).unwrap();
+    let summary: Value = serde_json::from_str(&summary.as_string().unwrap()).unwrap();
+    // the CLI's figures for this file
+    assert_eq!(summary["live_peak"], 489_624_064u64);
+    assert_eq!(summary["reserved_peak"], 494_927_872u64);
+    assert_eq!(summary["plan_peak"], plan["peak_bytes"]);
+    assert!(summary["oom"].is_null());
+    assert!(!summary["holders"].as_array().unwrap().is_empty());
+
+    let details = session.snapshot_details().unwrap();
+    let column = |key: &str| {
+        js_sys::Float64Array::new(&js_sys::Reflect::get(&details, &key.into()).unwrap()).to_vec()
+    };
+    let (addr, requested) = (column("addr"), column("requested"));
+    assert_eq!(addr.len(), blocks);
+    assert_eq!(column("endUs").len(), blocks);
+    assert!(addr.iter().all(|&a| a > 0.0 && a.fract() == 0.0));
+    for id in [0usize, 50, 103] {
+        let size = field(&drawing.tensor(0, id as u32).unwrap(), "size")
+            .as_f64()
+            .unwrap();
+        assert!(
+            requested[id] <= size && size - requested[id] < 512.0,
+            "{id}"
+        );
+    }
+    let stacks = field(&details, "stacks");
+    let frames = field(&details, "frames");
+    let stack =
+        js_sys::Int32Array::new(&js_sys::Reflect::get(&details, &"stack".into()).unwrap()).to_vec();
+    assert!(stack
+        .iter()
+        .all(|&s| s < stacks.as_array().unwrap().len() as i32));
+    assert!(frames
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f.as_str().unwrap().contains(".py:")));
+    assert!(!field(&details, "reserved").as_array().unwrap().is_empty());
+    drawing.set_live_ceiling(f64::NAN);
+    drawing.set_live_ceiling(1e9);
+
+    // a graph session is no snapshot, and says so when asked for one's plans
+    let mut graph = Session::new(SEED, "t.json", JsValue::UNDEFINED).unwrap();
+    assert!(!graph.is_snapshot());
+    let refused = graph
+        .plan_snapshot("greedy-size", JsValue::UNDEFINED, None)
+        .unwrap_err();
+    assert!(message(refused).contains("not a PyTorch memory snapshot"));
+}
+
+#[wasm_bindgen_test]
+fn a_pickle_that_would_run_code_is_refused_in_words() {
+    let error = Session::new(HOSTILE_PICKLE, "evil.pickle", JsValue::UNDEFINED)
+        .err()
+        .expect("refused");
+    let text = message(error);
+    assert!(text.contains("would import or call Python code"), "{text}");
+    let cut = Session::new(
+        &SNAPSHOT[..SNAPSHOT.len() / 2],
+        "cut.pickle.gz",
+        JsValue::UNDEFINED,
+    )
+    .err()
+    .expect("refused");
+    assert!(!message(cut).is_empty());
+}

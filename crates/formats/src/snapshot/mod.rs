@@ -18,10 +18,12 @@ mod figures;
 mod layout;
 mod segments;
 mod summary;
+mod view;
 
 pub use figures::{Figures, Holder};
 pub use layout::Region;
 pub use summary::{HolderAt, OomVerdict, Summary};
+pub use view::Columns;
 
 use crate::pickle;
 use crate::source::Source;
@@ -126,7 +128,7 @@ pub struct Snapshot {
 /// True when `data` starts like a snapshot file: a pickle, or gzip (whose content
 /// is checked when read).
 pub fn is_snapshot(data: &[u8]) -> bool {
-    pickle::is_pickle(data) || is_gzip(data)
+    crate::is_snapshot(data)
 }
 
 pub fn is_gzip(data: &[u8]) -> bool {

@@ -1,0 +1,138 @@
+//! A PyTorch memory snapshot in the planning worker: the [`Session`] keeps the
+//! rebuilt snapshot beside the graph of its blocks, plans that graph like any
+//! other, and hands the page the allocator's real layout as a second plan report,
+//! the summary and each block's details.
+
+use crate::errors::{js_error, to_js, to_json, Thrown};
+use crate::session::{pack_report, JsSource, Session};
+use memplan::pack::Budget;
+use memplan::{PlanReport, Strategy};
+use memplan_formats as formats;
+use memplan_formats::snapshot::{self, Snapshot};
+use wasm_bindgen::prelude::*;
+
+/// True when `bytes` start like a snapshot (a pickle or gzip) and not like a model.
+pub(crate) fn is_snapshot(bytes: &[u8]) -> bool {
+    formats::is_snapshot(bytes) && !formats::is_model(bytes)
+}
+
+/// A session on the snapshot in `bytes` (a pickle, or gzip), its graph named `name`.
+pub(crate) fn open(bytes: &[u8], name: &str) -> Result<Session, Thrown> {
+    start(snapshot::read_stream(bytes, None).map_err(js_error)?, name)
+}
+
+/// A session on the snapshot `src` holds when it starts like one, read as a stream
+/// (never whole in memory); `None` for any other file.
+pub(crate) fn open_source(src: &JsSource, name: &str) -> Result<Option<Session>, Thrown> {
+    use formats::source::Source;
+    let mut head = vec![0; src.size().min(16) as usize];
+    src.read_at(0, &mut head).map_err(js_error)?;
+    if !is_snapshot(&head) {
+        return Ok(None);
+    }
+    let snap = snapshot::read_source(src, None).map_err(js_error)?;
+    start(snap, name).map(Some)
+}
+
+/// A session on the graph of `snap`'s blocks, keeping `snap`.
+fn start(snap: Snapshot, name: &str) -> Result<Session, Thrown> {
+    let graph = snap.graph(name).map_err(js_error)?;
+    let mut session = Session::start(graph)?;
+    session.snapshot = Some(Box::new(snap));
+    Ok(session)
+}
+
+/// Sets `key` of `object` to `value`.
+fn set(object: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), Thrown> {
+    js_sys::Reflect::set(object, &key.into(), value)
+        .map(|_| ())
+        .map_err(|_| Thrown::new("could not build the answer"))
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// True when the file was a PyTorch memory snapshot.
+    #[wasm_bindgen(js_name = isSnapshot)]
+    pub fn is_snapshot(&self) -> bool {
+        self.snapshot.is_some()
+    }
+
+    /// Plans the snapshot's blocks like [`Session::planPacked`] and answers
+    /// `{report, layout, summary}`: memplan's plan packed, the allocator's real
+    /// layout of the same blocks packed the same way (its tensor ids the plan's),
+    /// and the summary as JSON (see `snapshot::Summary`). With an `oom` entry the
+    /// blocks and the failed request are planned too, with the same strategy, to
+    /// fit under the capacity asked for or else the bytes reserved at the failure.
+    #[wasm_bindgen(js_name = planSnapshot)]
+    pub fn plan_snapshot(
+        &mut self,
+        strategy: &str,
+        options: JsValue,
+        progress: Option<js_sys::Function>,
+    ) -> Result<JsValue, Thrown> {
+        if self.snapshot.is_none() {
+            return Err(Thrown::new(
+                "the open file is not a PyTorch memory snapshot",
+            ));
+        }
+        let budget_ms = js_sys::Reflect::get(&options, &"budget_ms".into())
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(memplan::pack::DEFAULT_BUDGET_MS as f64);
+        let (handle, report) = self.planned(strategy, options, progress)?;
+        let plan = report.clone();
+        let packed = pack_report(report, handle)?;
+        let snap = self.snapshot.as_deref().expect("checked above");
+        let mut layout = PlanReport::new(&self.graph, snap.layout(&plan.plan), plan.capacity);
+        // the same blocks live at the same steps: the plan's profile is the layout's,
+        // and the page reads it there (at 700,000 entries the copy costs it 0.1 s)
+        layout.profile = Vec::new();
+        let layout = pack_report(&mut layout, 0)?;
+        let strategy = Strategy::from_name(strategy).map_err(js_error)?;
+        let mut budget = Budget::work_for_ms(budget_ms.clamp(0.0, 600_000.0) as u64);
+        let request = snap
+            .request_report(&self.graph.name, strategy, &self.options, &mut budget)
+            .map_err(js_error)?;
+        let summary = snap.summary(&plan, request.as_ref().map(|(r, c)| (r, *c)));
+        let answer = js_sys::Object::new();
+        set(&answer, "report", &js_sys::Uint8Array::from(&packed[..]))?;
+        set(&answer, "layout", &js_sys::Uint8Array::from(&layout[..]))?;
+        set(&answer, "summary", &to_json(&summary)?.into())?;
+        Ok(answer.into())
+    }
+
+    /// What the page shows of the snapshot beside the plans: each block's details as
+    /// typed arrays (`addr`, `requested`, `stream`, `startUs`, `endUs` as
+    /// `Float64Array`, `stack` as `Int32Array`, -1 for none), the `frames` as text
+    /// and the `stacks` (frame indices, innermost first), the `reserved` bytes at
+    /// each change (`[step, bytes]`), the `oom` entry, the `boundaries` between
+    /// address regions in the real layout, and `steps`.
+    #[wasm_bindgen(js_name = snapshotDetails)]
+    pub fn snapshot_details(&self) -> Result<JsValue, Thrown> {
+        let snap: &Snapshot = self
+            .snapshot
+            .as_deref()
+            .ok_or_else(|| Thrown::new("the open file is not a PyTorch memory snapshot"))?;
+        let c = snap.columns();
+        let out = js_sys::Object::new();
+        let floats = |v: &[f64]| JsValue::from(js_sys::Float64Array::from(v));
+        set(&out, "addr", &floats(&c.addr))?;
+        set(&out, "requested", &floats(&c.requested))?;
+        set(&out, "stream", &floats(&c.stream))?;
+        set(&out, "startUs", &floats(&c.start_us))?;
+        set(&out, "endUs", &floats(&c.end_us))?;
+        set(
+            &out,
+            "stack",
+            &js_sys::Int32Array::from(&c.stack[..]).into(),
+        )?;
+        let boundaries: Vec<f64> = snap.boundaries().iter().map(|&b| b as f64).collect();
+        set(&out, "boundaries", &floats(&boundaries))?;
+        set(&out, "frames", &to_js(&snap.frame_texts())?)?;
+        set(&out, "stacks", &to_js(&snap.stacks)?)?;
+        set(&out, "reserved", &to_js(&snap.reserved)?)?;
+        set(&out, "oom", &to_js(&snap.oom)?)?;
+        set(&out, "steps", &JsValue::from(snap.steps))?;
+        Ok(out.into())
+    }
+}
