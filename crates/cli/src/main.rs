@@ -500,9 +500,9 @@ fn export(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Err
     let case = npu_check::case_at(&file)?;
     let text = match (case, to.as_str()) {
         (Some(case), "json") => formats::npu::write_json(&case),
-        (Some(_), _) => {
+        (Some(_), other) => {
             return Err(format!(
-                "{}: an NPU case is written as contest JSON only",
+                "{}: an NPU case is written as contest JSON, not as {other}",
                 file.display()
             )
             .into())
