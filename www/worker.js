@@ -57,12 +57,14 @@ const handlers = {
       const readAt = (at, length) => new Uint8Array(reader.readAsArrayBuffer(data.slice(at, at + length)));
       kind = (await module('graph')).readerOf(readAt(0, 16)) === 'snapshot' ? 'snapshot' : 'model';
       const { Session } = await module(kind);
-      session = Session.fromSource(data.size, readAt, name, read);
+      session = kind === 'snapshot' ? Session.fromSnapshotSource(data.size, readAt, name) : Session.fromSource(data.size, readAt, name, read);
     } else {
       const bytes = data instanceof Blob ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(data)) : data;
       kind = (await module('graph')).readerOf(bytes);
       const m = await module(kind);
-      session = kind === 'npu' ? new m.NpuSession(bytes, name) : new m.Session(bytes, name, read);
+      if (kind === 'npu') session = new m.NpuSession(bytes, name);
+      else if (kind === 'snapshot') session = m.Session.fromSnapshot(bytes, name);
+      else session = new m.Session(bytes, name, read);
     }
     const mode = kind === 'npu' ? 'npu' : 'graph';
     open?.session.free();

@@ -25,7 +25,7 @@ pub struct Session {
     pub(crate) reports: Vec<(u32, PlanReport)>,
     next_handle: u32,
     /// The snapshot the graph was made from, when the file was a PyTorch memory
-    /// snapshot (see `crate::snapshot`).
+    /// snapshot (its methods are in `snapshot.rs`).
     #[cfg(feature = "snapshot")]
     pub(crate) snapshot: Option<Box<formats::snapshot::Snapshot>>,
 }
@@ -132,10 +132,6 @@ impl Session {
     /// the sizes of data-dependent values.
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8], name: &str, read: JsValue) -> Result<Session, Thrown> {
-        #[cfg(feature = "snapshot")]
-        if crate::snapshot::is_snapshot(bytes) {
-            return crate::snapshot::open(bytes, stem(name));
-        }
         let request = ReadRequest::from_js(read)?;
         let graph =
             formats::read_with(bytes, None, stem(name), &request.options()?).map_err(js_error)?;
@@ -154,14 +150,7 @@ impl Session {
         options: JsValue,
     ) -> Result<Session, Thrown> {
         let request = ReadRequest::from_js(options)?;
-        let src = JsSource {
-            size: size as u64,
-            read,
-        };
-        #[cfg(feature = "snapshot")]
-        if let Some(session) = crate::snapshot::open_source(&src, stem(name))? {
-            return Ok(session);
-        }
+        let src = JsSource::new(size, read);
         let graph =
             formats::read_source(&src, None, stem(name), &request.options()?).map_err(js_error)?;
         Session::start(graph)
@@ -310,6 +299,16 @@ pub(crate) fn stem(name: &str) -> &str {
 pub(crate) struct JsSource {
     size: u64,
     read: js_sys::Function,
+}
+
+impl JsSource {
+    /// The file of `size` bytes that `read(offset, length)` reads.
+    pub(crate) fn new(size: f64, read: js_sys::Function) -> JsSource {
+        JsSource {
+            size: size as u64,
+            read,
+        }
+    }
 }
 
 impl formats::source::Source for JsSource {

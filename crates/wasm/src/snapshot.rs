@@ -4,35 +4,11 @@
 //! the summary and each block's details.
 
 use crate::errors::{js_error, to_js, to_json, Thrown};
-use crate::session::{pack_report, JsSource, Session};
+use crate::session::{pack_report, stem, JsSource, Session};
 use memplan::pack::Budget;
 use memplan::{PlanReport, Strategy};
-use memplan_formats as formats;
 use memplan_formats::snapshot::{self, Snapshot};
 use wasm_bindgen::prelude::*;
-
-/// True when `bytes` start like a snapshot (a pickle or gzip) and not like a model.
-pub(crate) fn is_snapshot(bytes: &[u8]) -> bool {
-    formats::is_snapshot(bytes) && !formats::is_model(bytes)
-}
-
-/// A session on the snapshot in `bytes` (a pickle, or gzip), its graph named `name`.
-pub(crate) fn open(bytes: &[u8], name: &str) -> Result<Session, Thrown> {
-    start(snapshot::read_stream(bytes, None).map_err(js_error)?, name)
-}
-
-/// A session on the snapshot `src` holds when it starts like one, read as a stream
-/// (never whole in memory); `None` for any other file.
-pub(crate) fn open_source(src: &JsSource, name: &str) -> Result<Option<Session>, Thrown> {
-    use formats::source::Source;
-    let mut head = vec![0; src.size().min(16) as usize];
-    src.read_at(0, &mut head).map_err(js_error)?;
-    if !is_snapshot(&head) {
-        return Ok(None);
-    }
-    let snap = snapshot::read_source(src, None).map_err(js_error)?;
-    start(snap, name).map(Some)
-}
 
 /// A session on the graph of `snap`'s blocks, keeping `snap`.
 fn start(snap: Snapshot, name: &str) -> Result<Session, Thrown> {
@@ -51,6 +27,31 @@ fn set(object: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), Thrown
 
 #[wasm_bindgen]
 impl Session {
+    /// A session on the snapshot in `bytes` (a pickle, or gzip), its graph named by
+    /// file `name`.
+    #[wasm_bindgen(js_name = fromSnapshot)]
+    pub fn from_snapshot(bytes: &[u8], name: &str) -> Result<Session, Thrown> {
+        start(
+            snapshot::read_stream(bytes, None).map_err(js_error)?,
+            stem(name),
+        )
+    }
+
+    /// [`Session::from_snapshot`] on a file of `size` bytes read by ranges through
+    /// `read(offset, length)`, as a stream: never whole in memory.
+    #[wasm_bindgen(js_name = fromSnapshotSource)]
+    pub fn from_snapshot_source(
+        size: f64,
+        read: js_sys::Function,
+        name: &str,
+    ) -> Result<Session, Thrown> {
+        let src = JsSource::new(size, read);
+        start(
+            snapshot::read_source(&src, None).map_err(js_error)?,
+            stem(name),
+        )
+    }
+
     /// True when the file was a PyTorch memory snapshot.
     #[wasm_bindgen(js_name = isSnapshot)]
     pub fn is_snapshot(&self) -> bool {

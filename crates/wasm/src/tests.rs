@@ -282,7 +282,7 @@ const HOSTILE_PICKLE: &[u8] = include_bytes!("../../../tests/data/global.pickle"
 fn a_snapshot_plans_beside_its_real_layout_with_a_summary_and_block_details() {
     assert_eq!(super::reader_of(SNAPSHOT), "snapshot");
     assert_eq!(super::reader_of(&SNAPSHOT[..16]), "snapshot");
-    let mut session = Session::new(SNAPSHOT, "mlp_train.pickle.gz", JsValue::UNDEFINED).unwrap();
+    let mut session = Session::from_snapshot(SNAPSHOT, "mlp_train.pickle.gz").unwrap();
     assert!(session.is_snapshot());
     let info: Value = serde_json::from_str(&session.info().unwrap()).unwrap();
     let blocks = info["tensors"].as_u64().unwrap() as usize;
@@ -365,17 +365,13 @@ fn a_snapshot_plans_beside_its_real_layout_with_a_summary_and_block_details() {
 
 #[wasm_bindgen_test]
 fn a_pickle_that_would_run_code_is_refused_in_words() {
-    let error = Session::new(HOSTILE_PICKLE, "evil.pickle", JsValue::UNDEFINED)
+    let error = Session::from_snapshot(HOSTILE_PICKLE, "evil.pickle")
         .err()
         .expect("refused");
     let text = message(error);
     assert!(text.contains("would import or call Python code"), "{text}");
-    let cut = Session::new(
-        &SNAPSHOT[..SNAPSHOT.len() / 2],
-        "cut.pickle.gz",
-        JsValue::UNDEFINED,
-    )
-    .err()
-    .expect("refused");
+    let cut = Session::from_snapshot(&SNAPSHOT[..SNAPSHOT.len() / 2], "cut.pickle.gz")
+        .err()
+        .expect("refused");
     assert!(!message(cut).is_empty());
 }

@@ -2,6 +2,7 @@
 //! trace for the blocks, with the segments rebuilt first (`segments.rs`) so that
 //! each block finds the segment it lies in.
 
+use super::entry::{Action, Entry, NO_FRAMES};
 use super::segments::{self, Final, Live, Pieces};
 use super::{round, Block, Frame, Oom, Snapshot};
 use crate::pickle::{Chunked, Fold, Tree, Val};
@@ -18,65 +19,6 @@ const TOP_KEYS: [&str; 4] = [
     "allocator_settings",
     "external_annotations",
 ];
-
-/// One trace entry's fields, in 32 bytes.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Entry {
-    /// The address; for an `oom`, which has none, the bytes the device had free.
-    pub addr: u64,
-    pub size: u64,
-    pub time_us: i64,
-    /// The node of its frame list, or [`NO_FRAMES`].
-    frames: u32,
-    /// An index into [`Records::streams`].
-    stream: u16,
-    pub action: Action,
-}
-
-const NO_FRAMES: u32 = u32::MAX;
-
-impl Entry {
-    pub fn stream(&self) -> usize {
-        self.stream as usize
-    }
-
-    pub fn frames(&self) -> Option<u32> {
-        (self.frames != NO_FRAMES).then_some(self.frames)
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(u8)]
-pub(super) enum Action {
-    Alloc,
-    FreeRequested,
-    FreeCompleted,
-    SegmentAlloc,
-    SegmentFree,
-    SegmentMap,
-    SegmentUnmap,
-    Oom,
-    Snapshot,
-    #[default]
-    Other,
-}
-
-impl Action {
-    fn from_name(name: &str) -> Action {
-        match name {
-            "alloc" => Action::Alloc,
-            "free_requested" => Action::FreeRequested,
-            "free_completed" => Action::FreeCompleted,
-            "segment_alloc" => Action::SegmentAlloc,
-            "segment_free" => Action::SegmentFree,
-            "segment_map" => Action::SegmentMap,
-            "segment_unmap" => Action::SegmentUnmap,
-            "oom" => Action::Oom,
-            "snapshot" => Action::Snapshot,
-            _ => Action::Other,
-        }
-    }
-}
 
 pub(super) fn snapshot(
     tree: &Tree,

@@ -14,6 +14,7 @@
 //! distinct stack once in [`Snapshot::stacks`], and a block names its stack.
 
 mod build;
+mod entry;
 mod figures;
 mod layout;
 mod segments;

@@ -6,7 +6,7 @@
 //! Invariant: at every step the pieces alive do not overlap in address, and their
 //! sizes sum to the reserved bytes at that step.
 
-use super::build::{Action, Entry};
+use super::entry::{Action, Entry};
 use super::Segment;
 use std::collections::BTreeMap;
 
