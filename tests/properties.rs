@@ -167,7 +167,7 @@ fn assert_all_strategies(g: &Graph, opts: &Options) -> Result<(), TestCaseError>
         .plan(g, Packing::GreedySize)
         .peak_bytes
         .min(a.plan(g, Packing::BestFit).peak_bytes);
-    for strategy in [Packing::BestOf, Packing::Search] {
+    for strategy in [Packing::BestOf, Packing::Search, Packing::Auto] {
         prop_assert!(
             a.plan(g, strategy).peak_bytes <= greedy,
             "{}",

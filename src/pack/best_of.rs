@@ -1,14 +1,20 @@
 //! `best-of`: several visit orders (size, duration, area, birth, end, conflicts;
-//! those of `greedy-size` and `best-fit` among them) under both fit rules, then a local search on the best visit order: a buffer
-//! touching the peak is moved earlier or swapped with another, and the change is
-//! kept when the peak (then the sum of tops) does not grow. Deterministic for a
-//! seed and a work budget.
+//! those of `greedy-size` and `best-fit` among them) under both fit rules, then a
+//! local search on the best visit order: a buffer touching the peak is moved
+//! earlier or swapped with another, and the change is kept when the peak (then the
+//! sum of tops) does not grow. Deterministic for a seed and a work budget.
+//!
+//! `greedy-size`'s pass always runs to its end, whatever the budget, so no plan of
+//! `best-of` (or of `search` and `auto`, which start here) is above `greedy-size`'s.
+//! `auto`'s start also runs greedy-size's backward twin (see [`Orders`]) to its
+//! end, side by side (see [`Start`]).
 
 use super::budget::{Budget, Rng};
 use super::fit::{greedy_order, place_again, place_charged, Cut, Head, Pass};
 use super::Fit;
 use super::{peak, PackOptions};
 use crate::liveness::{max_live_bytes, Buffer};
+use crate::pool;
 use std::cmp::Reverse;
 
 /// A packing with the visit order and fit rule that produced it.
@@ -20,36 +26,84 @@ pub(super) struct Found {
     tops: u128,
 }
 
-/// Stops as soon as the peak reaches `target` (the lower bound, or a capacity).
-pub(super) fn pack(buffers: &[Buffer], opts: PackOptions, budget: &mut Budget) -> Found {
-    pack_sharing(buffers, opts, budget, 1.0, u64::MAX)
+/// The passes that run to their end whatever the budget, under the best fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Start {
+    /// `greedy-size`'s alone (`best-of`, `search`).
+    Greedy,
+    /// `greedy-size`'s and its backward twin's, side by side where there is a
+    /// core for the second, whose work is charged all the same (`auto`).
+    Twins,
 }
 
-/// [`pack`], the first candidates (those of `greedy-size`, `best-fit` and one
-/// peak-first pass) on all of `budget`, the rest on `share` of what remains and
-/// at most `units` (a search's start).
+/// Stops as soon as the peak reaches `target` (the lower bound, or a capacity).
+pub(super) fn pack(
+    buffers: &[Buffer],
+    opts: PackOptions,
+    budget: &mut Budget,
+    start: Start,
+) -> Found {
+    pack_sharing(buffers, opts, budget, start, 1.0, u64::MAX)
+}
+
+/// [`pack`], the `start` and the first candidates on all of `budget`, the rest
+/// on `share` of what remains and at most `units` (a search's start).
 pub(super) fn pack_sharing(
     buffers: &[Buffer],
     opts: PackOptions,
     budget: &mut Budget,
+    start: Start,
     share: f64,
     units: u64,
 ) -> Found {
     let target = opts.capacity.unwrap_or(0).max(max_live_bytes(buffers));
     let mut orders = Orders::new(buffers);
+    let best = whole_passes(buffers, opts, budget, &mut orders, start);
+    budget.report("best-of: greedy", best.peak, target);
     let mut rest = candidates();
     let first: Vec<(usize, Fit)> = rest.drain(..FIRST).collect();
-    let best = greedy(buffers, opts, target, budget, &mut orders, first, None);
+    let best = greedy(buffers, opts, target, budget, &mut orders, first, best);
     if best.peak <= target {
         return best;
     }
     budget.share_at_most(share, units, |budget| {
-        let mut best = greedy(buffers, opts, target, budget, &mut orders, rest, Some(best));
+        let mut best = greedy(buffers, opts, target, budget, &mut orders, rest, best);
         if best.peak > target {
             improve(buffers, opts, target, &mut best, budget);
         }
         best
     })
+}
+
+/// The passes of `start`, each to its end; the better, `greedy-size`'s on ties.
+fn whole_passes(
+    buffers: &[Buffer],
+    opts: PackOptions,
+    budget: &mut Budget,
+    orders: &mut Orders,
+    start: Start,
+) -> Found {
+    let whole = |visit, budget: &mut Budget| {
+        evaluate(buffers, visit, Fit::Best, opts, budget, Pass::Whole).expect("a whole pass ends")
+    };
+    let greedy = orders.get(0);
+    if start == Start::Greedy {
+        return whole(greedy, budget);
+    }
+    let twin = orders.get(BACKWARD);
+    let (first, (second, work)) = pool::both(
+        || whole(greedy, budget),
+        || {
+            let mut own = Budget::work(u64::MAX);
+            (whole(twin, &mut own), own.spent())
+        },
+    );
+    budget.spend(work);
+    if better(&second, &first) {
+        second
+    } else {
+        first
+    }
 }
 
 /// The packing of one visit order and fit rule, its work charged to `budget`;
@@ -86,9 +140,8 @@ fn better(a: &Found, b: &Found) -> bool {
     (a.peak, a.tops) < (b.peak, b.tops)
 }
 
-/// The `candidates` (see there) while the budget lasts, after `best` if any; the
-/// best packing. The first pass of all always runs to the end: that of
-/// `greedy-size`.
+/// The `candidates` (see there) while the budget lasts and no plan reaches
+/// `target`, after `best`; the best packing.
 fn greedy(
     buffers: &[Buffer],
     opts: PackOptions,
@@ -96,47 +149,40 @@ fn greedy(
     budget: &mut Budget,
     orders: &mut Orders,
     candidates: Vec<(usize, Fit)>,
-    mut best: Option<Found>,
+    mut best: Found,
 ) -> Found {
     for (order, fit) in candidates {
-        let pass = if best.is_none() {
-            Pass::Whole
-        } else if budget.exhausted() {
-            break; // not even sorted
-        } else {
-            Pass::Within
-        };
-        let visit = orders.get(order);
-        let Some(found) = evaluate(buffers, visit, fit, opts, budget, pass) else {
-            break;
-        };
-        if best.as_ref().is_none_or(|b| better(&found, b)) {
-            budget.report("best-of: greedy", found.peak, target);
-            best = Some(found);
+        if best.peak <= target || budget.exhausted() {
+            break; // the next not even sorted
         }
-        if best.as_ref().is_some_and(|b| b.peak <= target) {
+        let visit = orders.get(order);
+        let Some(found) = evaluate(buffers, visit, fit, opts, budget, Pass::Within) else {
             break;
+        };
+        if better(&found, &best) {
+            budget.report("best-of: greedy", found.peak, target);
+            best = found;
         }
     }
-    best.expect("the first pass runs to the end")
+    best
 }
 
-/// The (visit order, fit rule) pairs in the order they are tried, orders by
-/// number (see [`Orders`]): first the pass of `greedy-size`, one peak-first
-/// order and the two passes of `best-fit` (all under the best fit), so that a
-/// short budget still gives the best of those; then the other peak-first order;
-/// then every order under the lowest fit, then the other orders under the best
-/// fit. On long instances whose bytes crowd one stretch of time, such as S_1
-/// and Y_1, one peak-first pass comes within 0.3% of the bound where every
-/// other order is 0.4-2.5% above it: second, it is there on two passes' work.
+/// The (visit order, fit rule) pairs tried after the passes of the start, in
+/// order, orders by number (see [`Orders`]; the backward twin is not among
+/// them): first one peak-first order and the two passes of `best-fit` (all under
+/// the best fit), so that a short budget still gives the best of those; then the
+/// other peak-first order; then every order under the lowest fit, then the other
+/// orders under the best fit. On long instances whose bytes crowd one stretch of
+/// time, such as S_1 and Y_1, one peak-first pass comes within 0.3% of the bound
+/// where every other order is 0.4-2.5% above it: it is the first tried.
 fn candidates() -> Vec<(usize, Fit)> {
     let [by_length, by_start] = PEAK_FIRST;
-    let mut out = vec![(0, Fit::Best), (by_length, Fit::Best)];
+    let mut out = vec![(by_length, Fit::Best)];
     out.extend((1..SIZE_ORDERS).map(|k| (k, Fit::Best)));
     out.push((by_start, Fit::Best));
-    out.extend((0..ORDERS).map(|k| (k, Fit::Lowest)));
+    out.extend((0..TRIED).map(|k| (k, Fit::Lowest)));
     out.extend(
-        (SIZE_ORDERS..ORDERS)
+        (SIZE_ORDERS..TRIED)
             .filter(|k| !PEAK_FIRST.contains(k))
             .map(|k| (k, Fit::Best)),
     );
@@ -147,25 +193,44 @@ fn candidates() -> Vec<(usize, Fit)> {
 const SIZE_ORDERS: usize = 3;
 
 /// The first candidates, given the whole budget in a search (see
-/// [`pack_sharing`]): the passes of `greedy-size` and `best-fit` and the first
-/// peak-first pass.
-const FIRST: usize = SIZE_ORDERS + 1;
+/// [`pack_sharing`]): the first peak-first pass and the passes of `best-fit`.
+const FIRST: usize = SIZE_ORDERS;
 
 /// The orders that place the buffers of the most crowded steps first, each
 /// group stacked by its lifetimes: by conflict, then longest first; by
 /// conflict, then earliest start first.
 const PEAK_FIRST: [usize; 2] = [8, 9];
 
+/// Number of visit orders tried as candidates (see [`candidates`]): all but the
+/// backward twin.
+const TRIED: usize = 10;
+
+/// `greedy-size`'s order with its ties swept backward in time (see [`Orders`]),
+/// made only in `auto`'s start.
+const BACKWARD: usize = TRIED;
+
 /// Number of visit orders.
-const ORDERS: usize = 10;
+const ORDERS: usize = TRIED + 1;
 
 /// The visit orders, each sorted when a pass first asks for it (a short budget
 /// runs few of them): greedy-size's; by size then duration; by duration then
 /// size; by area; by conflict; by conflict then size; by birth, latest first;
 /// by end, latest first; by conflict then duration then size; by conflict then
-/// birth, earliest first, then size (all decreasing unless said, ties by index).
-/// A buffer's conflict is the most bytes live at any step of its life: those
-/// alive at the step of the lower bound come first.
+/// birth, earliest first, then size; greedy-size's swept backward in time (all
+/// decreasing unless said, ties by index). A buffer's conflict is the most bytes
+/// live at any step of its life: those alive at the step of the lower bound come
+/// first.
+///
+/// Greedy-size's backward twin: first the buffers alive at every step, from the
+/// first step of all to the last (they meet every other buffer, so stacked at
+/// the bottom they take nothing a packing of the rest could use), then by size,
+/// ties by end, latest first. Where sizes grow with time, as a generated
+/// sequence's cache does token by token, the size order visits time backward,
+/// but greedy-size's ties (by birth, earliest first) visit each group of equal
+/// sizes forward: each cache then meets the larger ones placed after it in time
+/// and takes a slot of its own beside them, two slots per chain, about twice the
+/// chains' live bytes. Visited backward throughout, each buffer takes the slot
+/// its successors left, and the chains pack as tight as their live bytes.
 struct Orders<'b> {
     buffers: &'b [Buffer],
     sorted: Vec<Option<Vec<u32>>>,
@@ -201,6 +266,13 @@ impl<'b> Orders<'b> {
         let conflict = self.conflict.as_deref().unwrap_or(&[]);
         let size = |b: &Buffer| u128::from(b.size);
         let len = |b: &Buffer| u128::from(b.life.duration());
+        // greedy-size's backward twin: the buffers alive at every step first
+        let (first, last) = (
+            buffers.iter().map(|b| b.life.start).min(),
+            buffers.iter().map(|b| b.life.end).max(),
+        );
+        let whole =
+            |b: &Buffer| u128::from(Some(b.life.start) == first && Some(b.life.end) == last);
         let key = |b: &Buffer, i: usize| -> (u128, u128) {
             match k {
                 1 => (size(b), len(b)),
@@ -211,6 +283,7 @@ impl<'b> Orders<'b> {
                 6 => (u128::from(u32::MAX - b.life.start), size(b)),
                 7 => (u128::from(b.life.end), size(b)),
                 8 => (conflict[i], len(b) << 64 | size(b)),
+                BACKWARD => (whole(b) << 64 | size(b), u128::from(b.life.end)),
                 _ => (
                     conflict[i],
                     u128::from(u32::MAX - b.life.start) << 64 | size(b),
@@ -335,9 +408,36 @@ fn improve(
 
 #[cfg(test)]
 mod tests {
-    use super::conflicts;
+    use super::{conflicts, Orders, BACKWARD};
+    use crate::graph::{Lifetime, TensorId};
+    use crate::liveness::Buffer;
     use crate::pack::testing::random_buffers;
     use crate::rng::Rng;
+
+    #[test]
+    fn the_backward_twin_puts_whole_lives_first_then_sizes_with_the_latest_end_first() {
+        // (start, end, size)
+        let spec = [
+            (2, 5, 10),
+            (0, 9, 1),
+            (4, 9, 10),
+            (1, 3, 20),
+            (0, 1, 10),
+            (0, 8, 7),
+        ];
+        let buffers: Vec<Buffer> = spec
+            .iter()
+            .enumerate()
+            .map(|(k, &(start, end, size))| Buffer {
+                tensor: TensorId(k as u32),
+                size,
+                life: Lifetime::new(start, end),
+            })
+            .collect();
+        // 1 lives from the first step to the last; then 3 is the largest; of the
+        // three of 10 bytes, 2 ends last and 4 first; 5 (0 to 8) is not whole
+        assert_eq!(Orders::new(&buffers).get(BACKWARD), [1, 3, 2, 0, 4, 5]);
+    }
 
     #[test]
     fn a_conflict_is_the_most_bytes_live_at_a_step_of_the_life() {

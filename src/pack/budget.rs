@@ -11,8 +11,9 @@
 //!
 //! A budget holds: passes and search nodes check it as they go and stop within
 //! a buffer or a node of its end. Only the first greedy pass of a search runs to
-//! its end whatever the budget, so a plan always comes back; when that alone
-//! takes longer, [`Budget::overran`] says so.
+//! its end whatever the budget (two for `auto`: `greedy-size`'s and its backward
+//! twin's), so a plan always comes back; when that alone takes longer,
+//! [`Budget::overran`] says so.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -175,7 +176,7 @@ impl<'a> Budget<'a> {
 
     /// True when more than the budget plus a tenth was used: time on the clock,
     /// else work units. Only a pass that must end (the one whole greedy pass of a
-    /// search) goes that far past it.
+    /// search, or `auto`'s two) goes that far past it.
     pub fn overran(&self) -> bool {
         let over = |used: f64, given: f64| used > given * (1.0 + SLACK);
         match self.elapsed_ms() {

@@ -5,9 +5,9 @@
 //! a `pack` function from buffers to offsets (one per buffer, in buffer order).
 //! Alignment applies to every offset.
 //!
-//! `best-of`, `search` and `reorder` search within a [`Budget`]: time on a clock
-//! the caller supplies, or work units (deterministic) when [`Strategy::pack`] is
-//! called without one.
+//! `best-of`, `search`, `reorder` and `auto` search within a [`Budget`]: time on
+//! a clock the caller supplies, or work units (deterministic) when
+//! [`Strategy::pack`] is called without one.
 
 mod best_fit;
 mod best_of;
@@ -28,6 +28,7 @@ pub use budget::{Budget, Progress};
 
 use crate::error::Error;
 use crate::liveness::{max_live_bytes, Buffer};
+use best_of::Start;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
@@ -39,6 +40,7 @@ pub enum Strategy {
     BestOf,
     Search,
     Reorder,
+    Auto,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,7 +98,7 @@ impl PackOptions {
 }
 
 impl Strategy {
-    pub const ALL: [Strategy; 8] = [
+    pub const ALL: [Strategy; 9] = [
         Strategy::Naive,
         Strategy::Pools,
         Strategy::FirstFit,
@@ -105,13 +107,14 @@ impl Strategy {
         Strategy::BestOf,
         Strategy::Search,
         Strategy::Reorder,
+        Strategy::Auto,
     ];
 
     /// True for the strategies that search within a budget.
     pub fn searches(self) -> bool {
         matches!(
             self,
-            Strategy::BestOf | Strategy::Search | Strategy::Reorder
+            Strategy::BestOf | Strategy::Search | Strategy::Reorder | Strategy::Auto
         )
     }
 
@@ -132,6 +135,7 @@ impl Strategy {
             Strategy::BestOf => "best-of",
             Strategy::Search => "search",
             Strategy::Reorder => "reorder",
+            Strategy::Auto => "auto",
         }
     }
 
@@ -156,6 +160,9 @@ impl Strategy {
             }
             Strategy::Reorder => {
                 "memory-aware op order (never a higher bound), then search on it (budget)"
+            }
+            Strategy::Auto => {
+                "greedy-size and its twin swept backward in time, both always, then search (budget)"
             }
         }
     }
@@ -195,8 +202,11 @@ impl Strategy {
                     .expect("a whole pass ends")
             }
             Strategy::BestFit => best_fit::pack(buffers, opts, fit::place_in_order),
-            Strategy::BestOf => best_of::pack(buffers, opts, budget).offsets,
-            Strategy::Search | Strategy::Reorder => return search::pack(buffers, opts, budget),
+            Strategy::BestOf => best_of::pack(buffers, opts, budget, Start::Greedy).offsets,
+            Strategy::Search | Strategy::Reorder => {
+                return search::pack(buffers, opts, budget, Start::Greedy)
+            }
+            Strategy::Auto => return search::pack(buffers, opts, budget, Start::Twins),
         };
         Packed {
             offsets,

@@ -1,15 +1,17 @@
-//! `search`: the best `best-of` plan as a start, then the exact search of
-//! [`canon`](super::canon) for lower capacities. With a capacity it stops as soon
-//! as a plan fits (or proves none does); without one, decisions at the lower
-//! bound and at probed capacities below the best peak take turns (see
+//! `search` (and `auto`): the best `best-of` plan as a start, then the exact
+//! search of [`canon`](super::canon) for lower capacities. `auto` differs in the
+//! passes its start always makes to the end (see [`Start`]). With a capacity it
+//! stops as soon as a plan fits (or proves none does); without one, decisions at
+//! the lower bound and at probed capacities below the best peak take turns (see
 //! [`minimise`]). The plan is proven optimal when its peak is the lower bound or the
 //! capacity one byte below it was proven infeasible. An instance too large for
 //! the exact search (see [`SIZE_LIMIT`]) gets `best-of` with the whole budget.
 
+use super::best_of::{self, Start};
 use super::budget::Budget;
 use super::canon::{decide, Decider, Decision};
 use super::sections::Sections;
-use super::{best_of, PackOptions, Packed};
+use super::{PackOptions, Packed};
 use crate::liveness::{max_live_bytes, Buffer};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -21,22 +23,28 @@ const SIZE_LIMIT: usize = 4_000_000;
 const START_SHARE: f64 = 0.15;
 const START_PASSES: u64 = 100;
 
-pub(super) fn pack(buffers: &[Buffer], opts: PackOptions, budget: &mut Budget) -> Packed {
+/// The plan from `start` (see [`Start`]) and the exact search after it.
+pub(super) fn pack(
+    buffers: &[Buffer],
+    opts: PackOptions,
+    budget: &mut Budget,
+    start: Start,
+) -> Packed {
     let bound = max_live_bytes(buffers);
     let Some(problem) = Sections::new(buffers, SIZE_LIMIT) else {
         // too large for the exact search: all of the budget goes to best-of
         return Packed {
-            offsets: best_of::pack(buffers, opts, budget).offsets,
+            offsets: best_of::pack(buffers, opts, budget, start).offsets,
             proven_bound: bound,
         };
     };
     let passes = START_PASSES.saturating_mul(buffers.len() as u64);
-    let start = best_of::pack_sharing(buffers, opts, budget, START_SHARE, passes);
+    let warm = best_of::pack_sharing(buffers, opts, budget, start, START_SHARE, passes);
     let mut best = Packed {
-        offsets: start.offsets,
+        offsets: warm.offsets,
         proven_bound: bound,
     };
-    let mut best_peak = start.peak;
+    let mut best_peak = warm.peak;
     if best_peak == bound || opts.capacity.is_some_and(|c| best_peak <= c) {
         return best;
     }
