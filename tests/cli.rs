@@ -501,7 +501,7 @@ fn a_snapshot_plans_beside_its_real_layout_and_its_plan_checks() {
         "{out}"
     );
     let doc = std::fs::read_to_string(&svg).unwrap();
-    assert!(doc.contains("mlp_train: pytorch") && doc.contains("mlp_train: greedy-size"));
+    assert!(doc.contains("mlp_train: pytorch") && doc.contains("mlp_train: auto"));
     let (code, _, err) = memplan(&["plan", "tests/data/mlp_train.pickle", "--device", "2"]);
     assert_ne!(code, 0);
     assert!(err.contains("device 2 is not in the snapshot"), "{err}");

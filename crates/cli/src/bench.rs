@@ -103,7 +103,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
                 None => String::new(),
             };
             let status = if over {
-                format!("{status} over budget (one whole pass)")
+                format!("{status} over budget (whole passes)")
             } else {
                 status
             };

@@ -84,20 +84,9 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     if inputs.is_empty() {
         inputs.push(DEFAULT_DIR.into());
     }
-    let mut files = Vec::new();
-    for input in &inputs {
-        if input.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(input)
-                .map_err(|e| format!("cannot read {}: {e}", input.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "onnx" || e == "tflite"))
-                .collect();
-            found.sort();
-            files.extend(found);
-        } else {
-            files.push(input.clone());
-        }
-    }
+    let files = super::files_in(&inputs, |p| {
+        p.extension().is_some_and(|e| e == "onnx" || e == "tflite")
+    })?;
     println!(
         "{:<36} {:>8} {:>6} {:>7} {:>6} {:>10} {:>12}",
         "model", "MB", "ops", "arena", "bodies", "import ms", "peak heap MB"

@@ -18,7 +18,7 @@ const DEFAULT_DIR: &str = "../shared/corpus/torch";
 pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut common = Common::default();
     let mut inputs: Vec<PathBuf> = Vec::new();
-    let mut strategy = Strategy::GreedySize;
+    let mut strategy = Strategy::Auto;
     let mut markdown = false;
     while let Some(arg) = Token::next(args)? {
         if common.take(&arg, args)? {
@@ -36,7 +36,10 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     if inputs.is_empty() {
         inputs.push(DEFAULT_DIR.into());
     }
-    let files = snapshot_files(&inputs)?;
+    let files = super::files_in(&inputs, |p| {
+        let name = p.to_string_lossy();
+        name.ends_with(".pickle") || name.ends_with(".pickle.gz")
+    })?;
     let header = [
         "snapshot",
         "MB",
@@ -70,7 +73,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             Ok(s) => s,
             Err(e) => {
                 failed += 1;
-                println!("{name}: {e}");
+                println!("{e}");
                 continue;
             }
         };
@@ -138,26 +141,4 @@ fn peak_rss() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// The `.pickle` and `.pickle.gz` files named or in the directories named, sorted.
-fn snapshot_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(input)
-                .map_err(|e| format!("cannot read {}: {e}", input.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.to_string_lossy().ends_with(".pickle")
-                        || p.to_string_lossy().ends_with(".pickle.gz")
-                })
-                .collect();
-            found.sort();
-            files.extend(found);
-        } else {
-            files.push(input.clone());
-        }
-    }
-    Ok(files)
 }
