@@ -42,6 +42,8 @@ const modeParts = {
 };
 
 const DEFAULT_STRATEGY = 'greedy-size';
+/** A PyTorch snapshot's strategy unless one is asked for: greedy-size's ties walk a growing cache forward in time and end up to 1.21x above the live peak, `auto` (greedy-size's pass and its backward twin, then the search) reaches it on every corpus snapshot. */
+const SNAPSHOT_STRATEGY = 'auto';
 /** A packed report above this many bytes (about 100,000 tensors) takes the page long enough to read that it lets other work in before the next. */
 const LARGE_REPORT = 4 << 20;
 const FORMATS_HINT = 'memplan reads ONNX and TFLite models, its own JSON and text graphs, corpus JSON graphs, MiniMalloc CSV (id,lower,upper,size), NPU cases (contest JSON with Nodes and Edges) and PyTorch memory snapshots (.pickle or .pickle.gz).';
@@ -105,7 +107,7 @@ async function load(data, name, origin, options = {}, failed = null) {
   Object.assign(state, { mode: opened.mode, drawing, info: JSON.parse(opened.info), selected: null, report: null, compare: null, origin });
   Object.assign(state, { snapshot: opened.snapshot ?? null, snapshotSummary: null });
   charts.setWindows(null);
-  applyOptions(options);
+  applyOptions(state.snapshot && options.strategy === undefined ? { ...options, strategy: SNAPSHOT_STRATEGY } : options);
   setMode(state.mode);
   snapshotView.enter(state.snapshot, state.mode);
   if (state.mode === 'npu') npu.setupCase(state, options.caps);

@@ -51,6 +51,7 @@ async function snapshot(page, path, expect) {
   check(`${name}: reserved peak ${expect.reserved}`, reserved === expect.reserved, reserved);
   check(`${name}: memplan's plan and its ratio are shown`, (await text(page, 'snap-plan')).endsWith('B') && (await text(page, 'snap-ratio')).endsWith('×'));
   check(`${name}: the plan is valid`, (await text(page, 'snap-valid')) === 'valid');
+  check(`${name}: planned with auto, a snapshot's strategy unless one is asked for`, (await page.locator('#strategy').inputValue()) === 'auto');
   if (expect.oom) {
     const oom = (await visible(page, 'snap-oom')) ? await text(page, 'snap-oom') : '';
     check(`${name}: the failed ${expect.oom} request is shown with a verdict`, oom.includes(`a request of ${expect.oom} failed`) && /layout fits|fits in|more than/.test(oom), oom);

@@ -23,9 +23,9 @@ async function openExample(page, id) {
   await settled(page);
 }
 
-/** Checks one graph entry: peak as the CLI plans it, charts drawn, no error. */
+/** Checks one graph entry: peak as the CLI plans it with the page's strategy, charts drawn, no error. */
 async function graphEntry(page, entry) {
-  const native = cli(['plan', entry.url]);
+  const native = cli(['plan', entry.url, '--strategy', await page.locator('#strategy').inputValue()]);
   const peak = native.peak.split(' (')[0];
   check(`${entry.id}: peak ${peak} as the CLI`, (await text(page, 'sum-peak')) === peak, await text(page, 'sum-peak'));
   check(`${entry.id}: checker valid`, (await text(page, 'sum-valid')) === 'valid');
