@@ -32,9 +32,17 @@ const summary = {
 
 const legend = $('colour-legend');
 
-/** Colours the time-by-address boxes by pool or, with `by` = `op`, by the type of the op that makes each tensor (graph inputs apart), with a legend in the palette's colours. */
+/** Colours the time-by-address boxes by pool or, with `by` = `op`, by the type of the op that makes each tensor (graph inputs apart), with a legend in the palette's colours; a snapshot's blocks also by allocating frame, stream or size (see `snapshot.colourKeys`). */
 export function applyColouring(state, by, paletteColour) {
   if (!state.drawing || !state.info) return;
+  if (state.snapshot && snapshot.colourings.includes(by)) {
+    const { keys, names } = snapshot.colourKeys(state.snapshot, by);
+    state.drawing.setColourKeys(keys);
+    legend.hidden = true;
+    snapshot.showLegend(names, paletteColour);
+    return;
+  }
+  snapshot.showLegend(null);
   if (by !== 'op') {
     state.drawing.setColourKeys(undefined);
     legend.hidden = true;

@@ -12,6 +12,8 @@ const oomLine = $('snap-oom');
 const holdersHead = $('snap-holders-head');
 const holdersBody = $('snap-holders');
 const selection = $('snapshot-selection');
+const legend = $('snap-legend');
+const colourSelect = $('colour-by');
 /** Parts of the graph view a snapshot replaces: the generic summary, the single chart (the comparison shows both layouts) and the strategy comparison menu. */
 const replaced = [$('graph-summary'), $('time-address-panel'), $('compare-field')];
 /** Frames shown in a block's stack before "and N more": in the selection's details, and in a tooltip (with shortened paths). */
@@ -26,6 +28,8 @@ export function enter(details, mode) {
   for (const part of replaced) part.hidden = on || (part.id === 'graph-summary' && mode !== 'graph');
   summaryBox.hidden = !on;
   panel.hidden = !on;
+  // the colourings of blocks mean nothing for another file
+  if (!on && colourings.includes(colourSelect.value)) colourSelect.value = 'pool';
   selection.hidden = true;
 }
 
@@ -266,4 +270,51 @@ function micros(us) {
   if (Math.abs(us) < 1000) return `${Math.round(us)} µs`;
   if (Math.abs(us) < 1e6) return `${(us / 1000).toFixed(2)} ms`;
   return `${(us / 1e6).toFixed(3)} s`;
+}
+
+/** The colourings only a snapshot has (the values of the page's "Colour by"). */
+export const colourings = ['frame', 'stream', 'size'];
+
+/** How many groups a legend names; the rest share the last colour named "others". */
+const LEGEND = 12;
+
+/** A colour key per block of snapshot `details` by `by` (`frame`: the innermost frame of its stack; `stream`; `size`: its request's power of two), and the groups' names by key, the largest groups first. */
+export function colourKeys(details, by) {
+  const n = details.addr.length;
+  const group = new Array(n);
+  for (let i = 0; i < n; i += 1) {
+    if (by === 'frame') group[i] = details.stack[i] < 0 ? '(no stack)' : details.frames[details.stacks[details.stack[i]][0]];
+    else if (by === 'stream') group[i] = `stream ${details.stream[i]}`;
+    else group[i] = sizeGroup(details.requested[i]);
+  }
+  const counts = new Map();
+  for (const g of group) counts.set(g, (counts.get(g) ?? 0) + 1);
+  const names = [...counts.keys()].sort((a, b) => counts.get(b) - counts.get(a) || (a < b ? -1 : 1)).slice(0, LEGEND);
+  const key = new Map(names.map((name, k) => [name, k]));
+  const others = names.length < counts.size ? names.length : null;
+  if (others !== null) names.push('others');
+  const keys = Uint32Array.from(group, (g) => key.get(g) ?? others);
+  return { keys, names };
+}
+
+/** The power-of-two size group of a request of `bytes`: `64 KiB – 128 KiB`. */
+function sizeGroup(bytes) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  const p = Math.max(0, Math.floor(Math.log2(Math.max(1, bytes))));
+  const at = (e) => `${2 ** (e % 10)} ${units[Math.floor(e / 10)]}`;
+  return `${at(p)} – ${at(p + 1)}`;
+}
+
+/** Shows the legend of a snapshot colouring (`names` by key, in the palette's colours), or hides it for null. */
+export function showLegend(names, paletteColour) {
+  legend.hidden = !names;
+  if (!names) return;
+  legend.replaceChildren(...names.map((name, k) => {
+    const item = document.createElement('li');
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch';
+    swatch.style.background = paletteColour(k);
+    item.append(swatch, name);
+    return item;
+  }));
 }

@@ -38,6 +38,21 @@ function redShare(page, id) {
   }, id);
 }
 
+/** Colours the blocks by allocating frame, stream and size: each recolours both layouts and names its groups in a legend; pool colours and no legend after. `real` is the real layout's ink by pool. */
+async function colourBy(page, name, real) {
+  for (const [by, named] of [['frame', /\.py:\d+/], ['stream', /^stream /], ['size', / – /]]) {
+    await page.locator('#colour-by').selectOption(by);
+    await settled(page);
+    const ink = await canvasInk(page, 'compare-1');
+    const items = await page.locator('#snap-legend li').allTextContents();
+    check(`${name}: colour by ${by} recolours the real layout`, ink.hash !== real.hash && ink.share > 0.05, JSON.stringify(ink));
+    check(`${name}: colour by ${by} names its groups`, (await visible(page, 'snap-legend')) && items.length > 0 && items.every((t) => named.test(t) || t === 'others' || t === '(no stack)'), items.slice(0, 3).join(' | '));
+  }
+  await page.locator('#colour-by').selectOption('pool');
+  await settled(page);
+  check(`${name}: back to pools, the legend goes`, !(await visible(page, 'snap-legend')) && (await canvasInk(page, 'compare-1')).hash === real.hash);
+}
+
 /** The summary, both layouts, the marks and a hover of the snapshot at `path`; `expect` holds its figures as the page writes them. */
 async function snapshot(page, path, expect) {
   const name = basename(path);
@@ -64,6 +79,7 @@ async function snapshot(page, path, expect) {
   check(`${name}: memplan's plan is drawn beside it`, plan.share > 0.05 && plan.colours >= 5, JSON.stringify(plan));
   const heads = await page.locator('#compare-body h3').allTextContents();
   check(`${name}: the two sides are named`, heads[0] === "PyTorch's caching allocator" && heads[1].startsWith('memplan'), heads.join(' | '));
+  await colourBy(page, name, real);
   const curve = await canvasInk(page, 'live-bytes');
   check(`${name}: the live and reserved bytes are drawn`, curve.share > 0.05, JSON.stringify(curve));
   if (expect.oom) check(`${name}: the out-of-memory moment is marked in red`, (await redShare(page, 'live-bytes')) > 0.001);
