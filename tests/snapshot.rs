@@ -66,6 +66,11 @@ fn every_corpus_snapshot_has_torchs_peaks_and_checked_plans() {
         assert_eq!(f.steps, entries, "{name}");
         within(f.live_peak, allocated, &format!("{name} live peak"));
         within(f.reserved_peak, reserved, &format!("{name} reserved peak"));
+        // expandable segments are mapped ranges, shown as such; no corpus run used a private pool
+        let expandable = name == "gpt2_train_expandable";
+        assert_eq!(f.expandable_segments > 0, expandable, "{name}");
+        assert!(!expandable || f.expandable_segments == f.segments, "{name}");
+        assert_eq!(f.private_pool_segments, 0, "{name}");
         if let Some(before) = before {
             // every block from before recording is found, at its allocator size
             assert_eq!(

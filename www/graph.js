@@ -157,7 +157,7 @@ function showLayouts(state, formatSize) {
     [real, 1, "PyTorch's caching allocator", [
       ['reserved peak', s ? formatSize(s.reserved_peak) : '–'],
       ['live peak', s ? formatSize(s.live_peak) : '–'],
-      ['segments', s ? ui.count(s.segments) : '–'],
+      ['segments', s ? segmentWords(s) : '–'],
     ]],
     [plan, 0, `memplan · ${plan.strategy}`, [
       ['peak', formatSize(plan.peak_bytes)],
@@ -166,6 +166,12 @@ function showLayouts(state, formatSize) {
     ]],
   ];
   compareBody.replaceChildren(...sides.map(([report, slot, name, rows]) => compareColumn(state, report, slot, formatSize, ui.compareHead(name, rows))));
+}
+
+/** A snapshot's segments in words: how many, and how many were mapped into expandable segments or belong to private pools. */
+function segmentWords(s) {
+  const kinds = [[s.expandable_segments, 'expandable'], [s.private_pool_segments, 'in private pools']].filter(([n]) => n > 0);
+  return [ui.count(s.segments), ...kinds.map(([n, what]) => `${ui.count(n)} ${what}`)].join(', ');
 }
 
 /** One side of the comparison: the strategy's numbers (or `head`) over its own time-by-address chart. */

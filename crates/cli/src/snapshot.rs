@@ -70,11 +70,13 @@ pub fn text(p: &Planned) -> String {
     let mib = |b: u64| format!("{} ({b} B)", format_size(b));
     let _ = writeln!(
         out,
-        "snapshot     device {}: {} entries, {} blocks, {} segments, {} stacks over {:.3} s",
+        "snapshot     device {}: {} entries, {} blocks, {} segments ({} expandable, {} in private pools), {} stacks over {:.3} s",
         f.device,
         f.steps,
         f.blocks,
         f.segments,
+        f.expandable_segments,
+        f.private_pool_segments,
         f.stacks,
         f.duration_us as f64 / 1e6
     );

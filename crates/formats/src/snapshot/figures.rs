@@ -14,6 +14,10 @@ pub struct Figures {
     pub steps: u32,
     pub blocks: usize,
     pub segments: usize,
+    /// Of the segments, those mapped into expandable segments and those of a
+    /// private pool (a CUDA graph's, say).
+    pub expandable_segments: usize,
+    pub private_pool_segments: usize,
     /// Distinct frames and stacks.
     pub frames: usize,
     pub stacks: usize,
@@ -90,6 +94,8 @@ impl Snapshot {
             steps: self.steps,
             blocks: self.blocks.len(),
             segments: self.segments.len(),
+            expandable_segments: self.segments.iter().filter(|s| s.expandable).count(),
+            private_pool_segments: self.segments.iter().filter(|s| s.pool.is_some()).count(),
             frames: self.frames.len(),
             stacks: self.stacks.len(),
             before_recording: (self.blocks.iter())
