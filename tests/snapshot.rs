@@ -216,6 +216,13 @@ fn a_gzipped_snapshot_reads_as_the_plain_one_without_the_corpus() {
     assert_eq!((f.live_peak, f.reserved_peak), (489_624_064, 494_927_872));
     // 8 blocks from before recording: 85,133,824 B allocated when it started
     assert_eq!(f.before_recording, 85_133_824);
+    // what holds the memory at a step adds up to the bytes live there
+    let live = plain.live_bytes();
+    for step in [0, f.live_peak_step, plain.steps - 1] {
+        let held: u64 = plain.holders(step).iter().map(|h| h.bytes).sum();
+        assert_eq!(held, live[step as usize], "step {step}");
+    }
+    assert!(plain.holders_at(f.live_peak_step).len() <= 12);
     assert_eq!(
         plain
             .blocks

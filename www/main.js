@@ -238,6 +238,18 @@ async function showPlan({ report, compare, snapshot = null }, stale) {
   return true;
 }
 
+/** Asks the worker what holds the memory at entry `step` of the snapshot on show and lists it. */
+async function showHolders(step) {
+  const s = state.snapshotSummary;
+  if (!s || step === null) return;
+  try {
+    const holders = JSON.parse(await planner.request('holders', { step }));
+    if (state.snapshotSummary === s) snapshotView.showHolders(holders, step, s, wasm.formatSize);
+  } catch (e) {
+    ui.showError(errorBox, 'Could not list what holds the memory', e.message);
+  }
+}
+
 /** Shows the worker's NPU solution (JSON text) and the comparison's summary; answers the figure it is judged by, in words. */
 function showSolution({ report, millis, compare }) {
   const drawing = new wasm.NpuDrawing(report);
@@ -464,6 +476,8 @@ async function setup() {
   budgetInput.addEventListener('change', () => replan());
   clockBox.addEventListener('change', () => replan());
   capacityInput.addEventListener('change', () => replan());
+  $('snap-step').addEventListener('change', () => showHolders(snapshotView.chosenStep(state.snapshotSummary)));
+  $('snap-peak').addEventListener('click', () => showHolders(state.snapshotSummary?.live_peak_step ?? null));
   colourSelect.addEventListener('change', () => {
     graph.applyColouring(state, colourSelect.value, wasm.paletteColour);
     charts.redraw();

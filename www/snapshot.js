@@ -11,6 +11,8 @@ const panel = $('snapshot-panel');
 const oomLine = $('snap-oom');
 const holdersHead = $('snap-holders-head');
 const holdersBody = $('snap-holders');
+const stepInput = $('snap-step');
+const stepNote = $('snap-step-note');
 const selection = $('snapshot-selection');
 const legend = $('snap-legend');
 const colourSelect = $('colour-by');
@@ -47,8 +49,8 @@ export function showSummary(s, report, formatSize) {
   valid.className = report.valid ? 'valid' : 'invalid';
   oomLine.hidden = !s.oom;
   if (s.oom) oomLine.replaceChildren(...oomWords(s.oom, formatSize));
-  holdersHead.textContent = `What holds the memory at the live peak (entry ${count(s.live_peak_step)}, ${formatSize(s.live_peak)}), by the innermost Python frame of each block's stack, largest first:`;
-  holdersBody.replaceChildren(...s.holders.map((h) => row([formatSize(h.bytes), count(h.blocks), h.frame])));
+  stepInput.max = `${s.steps - 1}`;
+  showHolders(s.holders, s.live_peak_step, s, formatSize);
 }
 
 /** The out-of-memory line: what failed, and whether a plan of the same blocks and the request fits, in words. */
@@ -317,4 +319,20 @@ export function showLegend(names, paletteColour) {
     item.append(swatch, name);
     return item;
   }));
+}
+
+/** Shows `holders` (the worker's `snapshotHolders` at `step`) of a snapshot whose summary is `s`: what holds the memory there, by allocating frame. */
+export function showHolders(holders, step, s, formatSize) {
+  const held = holders.reduce((sum, h) => sum + h.bytes, 0);
+  const at = step === s.live_peak_step ? `the live peak (entry ${count(step)}, ${formatSize(s.live_peak)})` : `entry ${count(step)}`;
+  holdersHead.textContent = `What holds the memory at ${at}, by the innermost Python frame of each block's stack, largest first:`;
+  holdersBody.replaceChildren(...holders.map((h) => row([formatSize(h.bytes), count(h.blocks), h.frame])));
+  stepInput.value = `${step}`;
+  stepNote.textContent = holders.length ? `${formatSize(held)} in the groups listed` : 'nothing is allocated there';
+}
+
+/** The entry the holders' field asks for, within the trace of summary `s`, or null for no number. */
+export function chosenStep(s) {
+  const v = Number(stepInput.value);
+  return stepInput.value.trim() === '' || !Number.isFinite(v) ? null : Math.min(Math.max(0, Math.floor(v)), s.steps - 1);
 }

@@ -83,6 +83,10 @@ const handlers = {
     const report = plan(strategy);
     return { report, compare: compare ? plan(compare) : null };
   },
+  /** What holds the memory at entry `step` of the open snapshot, as JSON. */
+  holders({ step }) {
+    return current('graph').snapshotHolders(step);
+  },
   /** Shows body `index` of the graph's ops (-1: the main graph); answers its info. */
   focus({ index }) {
     const session = current('graph');

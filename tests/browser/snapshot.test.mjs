@@ -38,6 +38,20 @@ function redShare(page, id) {
   }, id);
 }
 
+/** What holds the memory at another entry: the list changes and names the entry; the peak button brings the peak back. */
+async function holdersAt(page, name) {
+  const peak = await page.locator('#snap-holders').textContent();
+  const head = await text(page, 'snap-holders-head');
+  await page.locator('#snap-step').fill('5');
+  await page.locator('#snap-step').dispatchEvent('change');
+  await page.waitForFunction(() => /at entry 5,/.test(document.getElementById('snap-holders-head').textContent), null, { timeout: 10000 }).catch(() => {});
+  const at = await text(page, 'snap-holders-head');
+  check(`${name}: the holders at entry 5 are listed`, /at entry 5,/.test(at) && (await page.locator('#snap-holders').textContent()) !== peak, at);
+  await page.locator('#snap-peak').click();
+  await page.waitForFunction((h) => document.getElementById('snap-holders-head').textContent === h, head, { timeout: 10000 }).catch(() => {});
+  check(`${name}: the live peak's holders come back`, (await text(page, 'snap-holders-head')) === head && (await page.locator('#snap-holders').textContent()) === peak);
+}
+
 /** Colours the blocks by allocating frame, stream and size: each recolours both layouts and names its groups in a legend; pool colours and no legend after. `real` is the real layout's ink by pool. */
 async function colourBy(page, name, real) {
   for (const [by, named] of [['frame', /\.py:\d+/], ['stream', /^stream /], ['size', / – /]]) {
@@ -83,6 +97,7 @@ async function snapshot(page, path, expect) {
   const curve = await canvasInk(page, 'live-bytes');
   check(`${name}: the live and reserved bytes are drawn`, curve.share > 0.05, JSON.stringify(curve));
   if (expect.oom) check(`${name}: the out-of-memory moment is marked in red`, (await redShare(page, 'live-bytes')) > 0.001);
+  await holdersAt(page, name);
   const rows = await page.locator('#snap-holders tr').count();
   const first = rows ? await page.locator('#snap-holders tr').first().textContent() : '';
   check(`${name}: what holds the memory at the live peak is listed`, rows > 0 && (!expect.holder || first.includes(expect.holder)), first);

@@ -102,6 +102,15 @@ impl Session {
         Ok(answer.into())
     }
 
+    /// What holds the memory at `step` (a trace entry), by allocating frame, the
+    /// largest first, as JSON (see `snapshot::HolderAt`).
+    #[wasm_bindgen(js_name = snapshotHolders)]
+    pub fn snapshot_holders(&self, step: u32) -> Result<String, Thrown> {
+        let snap: &Snapshot = (self.snapshot.as_deref())
+            .ok_or_else(|| Thrown::new("the open file is not a PyTorch memory snapshot"))?;
+        to_json(&snap.holders_at(step))
+    }
+
     /// What the page shows of the snapshot beside the plans: each block's details as
     /// typed arrays (`addr`, `requested`, `stream`, `startUs`, `endUs` as
     /// `Float64Array`, `stack` as `Int32Array`, -1 for none), the `frames` as text

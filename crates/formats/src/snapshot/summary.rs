@@ -78,18 +78,7 @@ impl Snapshot {
                 capacity,
                 oom,
             });
-        let holders = (self
-            .holders(figures.live_peak_step)
-            .into_iter()
-            .take(HOLDERS))
-        .map(|h| HolderAt {
-            frame: h
-                .frame
-                .map_or("(no stack)".into(), |f| self.frames[f as usize].to_string()),
-            bytes: h.bytes,
-            blocks: h.blocks,
-        })
-        .collect();
+        let holders = self.holders_at(figures.live_peak_step);
         Summary {
             plan_peak: plan.plan.peak_bytes,
             plan_ratio: plan.plan.peak_bytes as f64 / figures.live_peak.max(1) as f64,
@@ -97,6 +86,22 @@ impl Snapshot {
             oom,
             holders,
         }
+    }
+}
+
+impl Snapshot {
+    /// What holds the memory at `step`, by allocating frame, the largest first
+    /// (as many as a summary lists), with each frame in words.
+    pub fn holders_at(&self, step: u32) -> Vec<HolderAt> {
+        (self.holders(step).into_iter().take(HOLDERS))
+            .map(|h| HolderAt {
+                frame: h
+                    .frame
+                    .map_or("(no stack)".into(), |f| self.frames[f as usize].to_string()),
+                bytes: h.bytes,
+                blocks: h.blocks,
+            })
+            .collect()
     }
 }
 
