@@ -212,6 +212,39 @@ fn deeply_nested_input_is_an_error_not_a_stack_overflow() {
     assert_eq!(g.ops.len(), 2);
 }
 
+// ---------------------------------------------------------------- hostile snapshots
+
+/// A pickle that would run code, one cut short, one with a string of 2^60 bytes,
+/// a million nested lists and gzip that is not: each read as any file is (format
+/// detected) gives an error naming what is wrong, never a panic or a hang.
+#[test]
+fn hostile_snapshots_are_refused_in_words() {
+    let code = b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00lsq\x01\x85q\x02Rq\x03.";
+    assert_names(
+        &read_error(code, None),
+        &["GLOBAL", "would import or call Python code"],
+    );
+    let whole = std::fs::read(common::root().join("tests/data/mlp_train.pickle")).unwrap();
+    assert_names(
+        &read_error(&whole[..whole.len() / 3], None),
+        &["pickle", "truncated"],
+    );
+    let vast = b"\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x10abc.";
+    assert_names(
+        &read_error(vast, None),
+        &["truncated", "1152921504606846976 bytes needed"],
+    );
+    let mut deep = b"\x80\x04".to_vec();
+    deep.extend(std::iter::repeat_n(b']', 1_000_000));
+    deep.extend(std::iter::repeat_n(b'a', 999_999));
+    deep.push(b'.');
+    assert_names(
+        &read_error(&deep, None),
+        &["no dict", "not a memory snapshot"],
+    );
+    assert_names(&read_error(b"\x1f\x8bnot gzip at all", None), &["gzip"]);
+}
+
 // ---------------------------------------------------------------- deep and wide graphs
 
 /// `n` ops in a chain: op k reads tensor k and writes tensor k + 1; ops listed last first.
