@@ -6,7 +6,7 @@
 // slowest round trip to the page while the worker read it, and that the tab lived.
 
 import { basename } from 'node:path';
-import { settled, text, visible, watch, withBrowser } from './harness.mjs';
+import { openPage, settled, text, visible, withBrowser } from './harness.mjs';
 
 const file = process.argv[2];
 if (!file) {
@@ -15,12 +15,8 @@ if (!file) {
 }
 
 withBrowser(async (context, url) => {
-  const problems = [];
-  const page = context.pages()[0] ?? await context.newPage();
-  watch(page, problems);
-  await page.goto(url);
+  const { page, problems } = await openPage(context, url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
-  await settled(page);
   const started = Date.now();
   await page.setInputFiles('#file', file);
   let slowest = 0;
