@@ -259,3 +259,45 @@ fn a_missing_device_and_non_snapshots_are_clear_errors() {
         .to_string();
     assert!(e.contains("gzip"), "{e}");
 }
+
+/// A snapshot made by hand in Python (protocol 2): two devices, the first without
+/// entries; on the second a segment allocated and freed, an alloc without frames,
+/// actions memplan does not know, a block freed that was allocated before
+/// recording, inside a private pool's segment that only the final list names.
+#[test]
+fn a_two_device_snapshot_with_unknown_actions_and_a_private_pool() {
+    let bytes = std::fs::read(common::root().join("tests/data/edge_devices.pickle")).unwrap();
+    let snap = snapshot::read(bytes.clone(), None).unwrap();
+    assert_eq!(
+        (snap.device, snap.devices.clone(), snap.steps),
+        (1, vec![0, 11], 11)
+    );
+    let f = snap.figures();
+    assert_eq!((f.blocks, f.segments, f.private_pool_segments), (3, 2, 1));
+    assert_eq!(f.before_recording, 512);
+    assert_eq!(f.live_peak, 512 + 1024 + 4096);
+    assert_eq!(f.reserved_peak, 3 << 20);
+    assert!(
+        snap.notes
+            .iter()
+            .any(|n| n.contains("annotate (1), user_defined (1)")),
+        "{:?}",
+        snap.notes
+    );
+    assert!(
+        snap.notes.iter().any(|n| n.contains("new_key")),
+        "{:?}",
+        snap.notes
+    );
+    assert_eq!(snap.blocks.iter().filter(|b| b.stack.is_some()).count(), 1);
+    assert_eq!(checked_plan(&snap, Strategy::Auto), f.live_peak);
+    let empty = snapshot::read(bytes, Some(0)).unwrap();
+    assert_eq!((empty.steps, empty.blocks.len()), (0, 0));
+    let graph = empty.graph("e").unwrap();
+    let report = analyse(&graph, &Options::default()).unwrap().report(
+        &graph,
+        Strategy::Auto,
+        &mut memplan::Budget::work(1000),
+    );
+    assert_eq!(empty.summary(&report, None).plan_ratio, 1.0);
+}

@@ -440,7 +440,7 @@ impl Records {
                 .map(|(a, n)| format!("{a} ({n})"))
                 .collect();
             notes.push(format!(
-                "skipped the trace entries of unknown actions: {}",
+                "skipped the trace entries (of every device) of actions memplan does not know: {}",
                 list.join(", ")
             ));
         }

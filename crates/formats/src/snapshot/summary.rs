@@ -81,7 +81,10 @@ impl Snapshot {
         let holders = self.holders_at(figures.live_peak_step);
         Summary {
             plan_peak: plan.plan.peak_bytes,
-            plan_ratio: plan.plan.peak_bytes as f64 / figures.live_peak.max(1) as f64,
+            plan_ratio: match figures.live_peak {
+                0 => 1.0,
+                live => plan.plan.peak_bytes as f64 / live as f64,
+            },
             figures,
             oom,
             holders,
