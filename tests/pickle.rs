@@ -226,3 +226,32 @@ fn random_damage_never_panics() {
         let _ = pickle::read(bytes);
     }
 }
+
+#[test]
+fn a_pickle_holding_more_values_than_the_limit_stops_in_words() {
+    // a list of 2,000 empty lists, then the same under a limit of 1,000 values
+    let mut bytes = b"\x80\x04](".to_vec();
+    bytes.extend(std::iter::repeat_n(b']', 2000));
+    bytes.extend(b"e.");
+    let tree = pickle::read_limited(&bytes[..], &mut (), 10_000).unwrap();
+    assert_eq!(tree.len(tree.root), Some(2000));
+    let e = pickle::read_limited(&bytes[..], &mut (), 1000)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the values a pickle holds at once") && e.contains("limit of 1000"),
+        "{e}"
+    );
+    // appended one by one, the items count as they are stored
+    let mut bytes = b"\x80\x04]".to_vec();
+    for _ in 0..2000 {
+        bytes.extend(b"K\x01a");
+    }
+    bytes.push(b'.');
+    let e = pickle::read_limited(&bytes[..], &mut (), 1000)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("limit of 1000"), "{e}");
+    // Python's own pickle of the fixture fits in a small multiple of its items
+    assert!(pickle::read_limited(&data("plain_p4.pickle")[..], &mut (), 20_000).is_ok());
+}

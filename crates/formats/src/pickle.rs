@@ -29,6 +29,13 @@ const MAX_INT_BYTES: usize = 16;
 /// How much of the input is read at a time.
 const CHUNK: usize = 1 << 20;
 
+/// The most values a pickle may make the reader hold at once (on its stack, in
+/// its memo and containers, and its strings' bytes counted by sixteen): about
+/// 2 GiB. A real 1 GB snapshot holds a few million; a pickle of a billion empty
+/// lists, or a gzip stream that inflates to one, ends here in an error instead of
+/// exhausting memory.
+pub const MAX_HELD: usize = 1 << 27;
+
 /// How far back in the memo a folded dict's own PUT is looked for.
 const MEMO_LOOKBACK: usize = 64;
 
@@ -204,6 +211,11 @@ pub fn read(data: Vec<u8>) -> Result<Tree, Error> {
 
 /// Reads a pickle from a stream, `fold` deciding which dicts become records.
 pub fn read_from(input: impl Read, fold: &mut dyn Fold) -> Result<Tree, Error> {
+    read_limited(input, fold, MAX_HELD)
+}
+
+/// [`read_from`] holding at most `limit` values at once (see [`MAX_HELD`]).
+pub fn read_limited(input: impl Read, fold: &mut dyn Fold, limit: usize) -> Result<Tree, Error> {
     let mut m = Machine {
         input: Input::new(input),
         tree: Tree::default(),
@@ -211,6 +223,8 @@ pub fn read_from(input: impl Read, fold: &mut dyn Fold) -> Result<Tree, Error> {
         stack: Vec::new(),
         marks: Vec::new(),
         memo: Chunked::default(),
+        stored: 0,
+        limit,
     };
     m.tree.root = m.run()?;
     Ok(m.tree)
@@ -304,12 +318,29 @@ struct Machine<'f, R> {
     /// Stack heights at each MARK.
     marks: Vec<usize>,
     memo: Chunked<Val>,
+    /// Values stored in containers.
+    stored: usize,
+    /// The most values held at once (see [`MAX_HELD`]).
+    limit: usize,
 }
 
 impl<R: Read> Machine<'_, R> {
     fn run(&mut self) -> Result<Val, Error> {
         loop {
             let at = self.input.at();
+            let held = self.stack.len()
+                + self.marks.len()
+                + self.memo.len()
+                + self.tree.nodes.len()
+                + self.stored
+                + self.tree.text.len() / 16;
+            if held > self.limit {
+                return Err(Error::limit(
+                    "the values a pickle holds at once",
+                    held as u64,
+                    self.limit as u64,
+                ));
+            }
             let op = self.byte()?;
             if op == b'.' {
                 return match (self.stack.pop(), self.stack.is_empty()) {
@@ -515,6 +546,11 @@ impl<R: Read> Machine<'_, R> {
     }
 
     fn push_node(&mut self, node: Node) {
+        self.stored += match &node {
+            Node::List(items) | Node::Tuple(items) => items.len(),
+            Node::Dict(pairs) => 2 * pairs.len(),
+            Node::Records { .. } => 0,
+        };
         self.tree.nodes.push(node);
         self.stack.push(Val::Node(self.tree.nodes.len() as u32 - 1));
     }
@@ -554,14 +590,17 @@ impl<R: Read> Machine<'_, R> {
             Some(Val::Node(i)) => self.tree.nodes.get_mut(*i as usize),
             _ => None,
         };
-        match (target, set) {
-            (Some(Node::Dict(d)), true) => d.extend(items.chunks_exact(2).map(|kv| (kv[0], kv[1]))),
+        self.stored += match (target, set) {
+            (Some(Node::Dict(d)), true) => {
+                d.extend(items.chunks_exact(2).map(|kv| (kv[0], kv[1])));
+                items.len()
+            }
             (Some(node @ Node::List(_)), false) => append(node, items),
             (Some(node @ Node::Records { .. }), false) => append(node, items),
             _ => {
                 return Err(self.error(at, format!("{} on something other than a {what}", name(op))))
             }
-        }
+        };
         Ok(())
     }
 
@@ -579,7 +618,12 @@ impl<R: Read> Machine<'_, R> {
             return Ok(());
         };
         *self.stack.last_mut().expect("a dict on top") = Val::Record(r);
-        self.tree.nodes[i as usize] = Node::Dict(Vec::new());
+        // the dict's pairs are given back with it
+        if let Node::Dict(pairs) =
+            std::mem::replace(&mut self.tree.nodes[i as usize], Node::Dict(Vec::new()))
+        {
+            self.stored -= 2 * pairs.len();
+        }
         let back = self.memo.len().saturating_sub(MEMO_LOOKBACK);
         let slot = (back..self.memo.len())
             .rev()
@@ -617,8 +661,10 @@ impl<R: Read> Machine<'_, R> {
     }
 }
 
-/// Appends `items` to a list, keeping a list of records in order as a run.
-fn append(node: &mut Node, items: Vec<Val>) {
+/// Appends `items` to a list, keeping a list of records in order as a run;
+/// returns how many values it stored (none when a run grew).
+fn append(node: &mut Node, items: Vec<Val>) -> usize {
+    let added = items.len();
     let run = |first: u32, len: u32| {
         (items.iter().enumerate()).all(|(k, v)| *v == Val::Record(first + len + k as u32))
     };
@@ -627,17 +673,29 @@ fn append(node: &mut Node, items: Vec<Val>) {
             Some(&Val::Record(first)) if run(first, 0) => {
                 *node = Node::Records {
                     first,
-                    len: items.len() as u32,
-                }
+                    len: added as u32,
+                };
+                0
             }
-            _ => *l = items,
+            _ => {
+                *l = items;
+                added
+            }
         },
-        Node::List(l) => l.extend(items),
-        Node::Records { first, len } if run(*first, *len) => *len += items.len() as u32,
+        Node::List(l) => {
+            l.extend(items);
+            added
+        }
+        Node::Records { first, len } if run(*first, *len) => {
+            *len += added as u32;
+            0
+        }
         Node::Records { first, len } => {
             let mut l: Vec<Val> = (*first..*first + *len).map(Val::Record).collect();
             l.extend(items);
+            let stored = l.len();
             *node = Node::List(l);
+            stored
         }
         _ => unreachable!("append is given lists"),
     }

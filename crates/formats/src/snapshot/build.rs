@@ -389,13 +389,21 @@ impl Fold for Records {
         if e.action == Action::Oom {
             e.addr = device_free;
         }
-        if i >= u32::MAX as usize {
-            return Err(Error::limit("trace entries", i as u64, u64::from(u32::MAX)));
+        if i >= MAX_ENTRIES {
+            return Err(Error::limit(
+                "trace entries",
+                i as u64 + 1,
+                MAX_ENTRIES as u64,
+            ));
         }
         self.entries.push(e);
         Ok(Some(i as u32))
     }
 }
+
+/// The most trace entries a snapshot may hold, of every device: 2 GiB of records,
+/// a snapshot of about 5 GB (a gzip stream inflating without end stops here).
+const MAX_ENTRIES: usize = 1 << 26;
 
 /// How many distinct streams a snapshot may name.
 const MAX_STREAMS: usize = 1 << 16;
