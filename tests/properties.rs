@@ -162,18 +162,20 @@ fn assert_all_strategies(g: &Graph, opts: &Options) -> Result<(), TestCaseError>
         }
     }
     // the searching strategies never do worse than the greedy they start from
-    // (reorder against its own order's greedy is covered by search)
-    let greedy = a
-        .plan(g, Packing::GreedySize)
-        .peak_bytes
-        .min(a.plan(g, Packing::BestFit).peak_bytes);
-    for strategy in [Packing::BestOf, Packing::Search, Packing::Auto] {
+    // (reorder against its own order's greedy is covered by search); auto makes
+    // greedy-size's pass and its twin's whatever the budget, and on a budget of
+    // 1 ms those may leave none for best-fit's passes, so it is held to
+    // greedy-size alone
+    let greedy_size = a.plan(g, Packing::GreedySize).peak_bytes;
+    let greedy = greedy_size.min(a.plan(g, Packing::BestFit).peak_bytes);
+    for strategy in [Packing::BestOf, Packing::Search] {
         prop_assert!(
             a.plan(g, strategy).peak_bytes <= greedy,
             "{}",
             strategy.name()
         );
     }
+    prop_assert!(a.plan(g, Packing::Auto).peak_bytes <= greedy_size, "auto");
     Ok(())
 }
 
