@@ -41,8 +41,9 @@ const MEMO_LOOKBACK: usize = 64;
 
 /// A value: scalars inline, strings as ranges of [`Tree`]'s text, containers by
 /// index, and records of a [`Fold`] by the fold's own index.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum Val {
+    #[default]
     None,
     Bool(bool),
     Int(i64),
@@ -82,12 +83,6 @@ pub struct Tree {
     pub root: Val,
 }
 
-impl Default for Val {
-    fn default() -> Val {
-        Val::None
-    }
-}
-
 /// Turns complete dicts into records of the caller's (see the module's doc).
 pub trait Fold {
     /// Called after each batch of items a dict gets (`SETITEM`, `SETITEMS`, or
@@ -116,15 +111,6 @@ impl Tree {
             Val::Int(i) => Some(i.into()),
             Val::UInt(u) => Some(u.into()),
             Val::Bool(b) => Some(i128::from(b)),
-            _ => None,
-        }
-    }
-
-    pub fn float(&self, v: Val) -> Option<f64> {
-        match v {
-            Val::Float(f) => Some(f),
-            Val::Int(i) => Some(i as f64),
-            Val::UInt(u) => Some(u as f64),
             _ => None,
         }
     }
@@ -570,10 +556,17 @@ impl<R: Read> Machine<'_, R> {
     }
 
     fn pairs(&self, items: Vec<Val>, at: u64) -> Result<Vec<(Val, Val)>, Error> {
-        if items.len() % 2 != 0 {
-            return Err(self.error(at, "a dict of an odd number of keys and values"));
-        }
+        self.even(&items, at)?;
         Ok(items.chunks_exact(2).map(|kv| (kv[0], kv[1])).collect())
+    }
+
+    /// `items` as keys and values: an even number of them.
+    fn even(&self, items: &[Val], at: u64) -> Result<(), Error> {
+        if items.len().is_multiple_of(2) {
+            Ok(())
+        } else {
+            Err(self.error(at, "a dict of an odd number of keys and values"))
+        }
     }
 
     /// APPEND(S) / SETITEM(S): `items` into the list or dict under them.
@@ -583,8 +576,8 @@ impl<R: Read> Machine<'_, R> {
         } else {
             (false, "list")
         };
-        if set && items.len() % 2 != 0 {
-            return Err(self.error(at, "a dict of an odd number of keys and values"));
+        if set {
+            self.even(&items, at)?;
         }
         let target = match self.stack.last() {
             Some(Val::Node(i)) => self.tree.nodes.get_mut(*i as usize),
@@ -730,7 +723,7 @@ impl<T: Clone + Default> Chunked<T> {
     }
 
     pub fn push(&mut self, v: T) {
-        if self.len % CHUNK_ITEMS == 0 {
+        if self.len.is_multiple_of(CHUNK_ITEMS) {
             self.chunks.push(Vec::with_capacity(CHUNK_ITEMS));
         }
         self.chunks.last_mut().expect("a chunk").push(v);
@@ -761,12 +754,6 @@ impl<T: Clone + Default> Chunked<T> {
             }
         }
         out
-    }
-
-    /// Items `range`, in order.
-    pub fn range(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = &T> + Clone + '_ {
-        let end = range.end.min(self.len);
-        (range.start..end).map(move |i| &self.chunks[i / CHUNK_ITEMS][i % CHUNK_ITEMS])
     }
 }
 
