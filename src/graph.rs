@@ -11,12 +11,12 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
 
-crate::id::define_id!(
+crate::define_id!(
     /// Index of a tensor in [`Graph::tensors`].
     TensorId
 );
 
-crate::id::define_id!(
+crate::define_id!(
     /// Index of an op in [`Graph::ops`].
     OpId
 );

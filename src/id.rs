@@ -1,8 +1,9 @@
-//! The typed indices of the crate's models: a `u32` newtype per kind of thing
-//! (a tensor, an op, an NPU node, buffer or level), so that one is never used
+//! The typed indices of the models: a `u32` newtype per kind of thing (a tensor,
+//! an op; in `memplan-npu` a node, buffer or level), so that one is never used
 //! for another, made by one macro.
 
 /// Defines `pub struct $name(pub u32)`, an index newtype with `new` and `index`.
+#[macro_export]
 macro_rules! define_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -35,8 +36,6 @@ macro_rules! define_id {
         }
     };
 }
-
-pub(crate) use define_id;
 
 /// A node number a dependency list can hold: a plain `u32` or a typed id.
 pub trait Index: Copy + Ord {

@@ -3,13 +3,15 @@
 
 /// SplitMix64: a 64-bit state stepped by a constant and mixed on the way out.
 #[derive(Clone, Debug)]
-pub(crate) struct Rng(u64);
+pub struct Rng(u64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
     }
 
+    // an endless generator, not an iterator: `next` never ends
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;

@@ -1,13 +1,11 @@
 //! The checker fed broken plans: each must be reported exactly.
 
-mod common;
-
 use memplan::check::{check, Violation};
 use memplan::{Options, Plan, Strategy};
 
 /// a -> t0 -> b -> t1 -> c, plus t2 made by a and read by c.
 fn setup() -> (memplan::Graph, Plan) {
-    let g = common::graph(
+    let g = memplan_testkit::graph(
         &[("t0", 100), ("t1", 50), ("t2", 30)],
         &[("a", &[], &[0, 2]), ("b", &[0], &[1]), ("c", &[1, 2], &[])],
     );
@@ -216,7 +214,7 @@ mod overlaps {
         let spec = lives
             .iter()
             .map(|&(start, len, size)| (start, start + len, size));
-        super::common::intervals("random", spec)
+        memplan_testkit::intervals("random", spec)
     }
 
     proptest! {

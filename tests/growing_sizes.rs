@@ -7,8 +7,6 @@
 //! twin packs the caches at the bound, and `auto` makes its pass whatever the
 //! budget. Every plan is checked.
 
-mod common;
-
 use memplan::{check, Analysis, Budget, Graph, Options, Plan, Strategy};
 
 /// `layers` caches per token for `tokens` tokens, the first of `first` bytes,
@@ -31,7 +29,7 @@ fn generation(layers: u32, tokens: u32, first: u64, growth: u64) -> Graph {
         })
     });
     let weights = (0, at(tokens, 0), 8 * first);
-    common::intervals("generation", caches.chain([weights]))
+    memplan_testkit::intervals("generation", caches.chain([weights]))
 }
 
 /// The checked plan of `strategy` on `units` work units, and the units spent.

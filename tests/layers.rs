@@ -1,22 +1,26 @@
-//! The layering, checked: the crates' dependencies point the data's way (formats ->
-//! core <- render, wasm and the CLI on top), and no two files of a crate import each
+//! The layering, checked: the crates' dependencies point the data's way (npu ->
+//! core; formats -> npu, core <- render; wasm and the CLI on top), the NPU checker
+//! imports nothing of the NPU solvers, and no two files of a crate import each
 //! other, directly or around a ring. A module and the modules inside it (a `mod.rs`
 //! or `lib.rs` and its children) may use each other: the parent declares and
 //! re-exports its children.
-
-mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The `[dependencies]` of the manifest at `path` (not dev-dependencies): their names.
 fn dependencies(path: &Path) -> BTreeSet<String> {
+    section(path, "[dependencies]")
+}
+
+/// The names listed in the manifest's section `header` (`[dev-dependencies]`).
+fn section(path: &Path, header: &str) -> BTreeSet<String> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut deps = BTreeSet::new();
     let mut inside = false;
     for line in text.lines().map(str::trim) {
         if line.starts_with('[') {
-            inside = line == "[dependencies]";
+            inside = line == header;
         } else if inside && !line.is_empty() && !line.starts_with('#') {
             let name = line.split(['=', '.', ' ']).next().unwrap();
             deps.insert(name.trim().to_string());
@@ -27,7 +31,7 @@ fn dependencies(path: &Path) -> BTreeSet<String> {
 
 #[test]
 fn the_crates_depend_the_way_the_data_flows() {
-    let root = common::root();
+    let root = memplan_testkit::root();
     let deps = |crate_dir: &str| dependencies(&root.join(crate_dir).join("Cargo.toml"));
     let core = deps(".");
     assert_eq!(
@@ -35,16 +39,47 @@ fn the_crates_depend_the_way_the_data_flows() {
         BTreeSet::from(["serde".into(), "serde_json".into()]),
         "the core"
     );
-    let memplan: BTreeSet<String> = ["memplan", "memplan-formats", "memplan-render"]
-        .map(String::from)
-        .into();
+    let memplan: BTreeSet<String> = [
+        "memplan",
+        "memplan-npu",
+        "memplan-formats",
+        "memplan-render",
+        "memplan-testkit",
+    ]
+    .map(String::from)
+    .into();
     let ours = |d: &BTreeSet<String>| d.intersection(&memplan).cloned().collect::<Vec<_>>();
-    assert_eq!(ours(&deps("crates/formats")), ["memplan"]);
-    assert_eq!(ours(&deps("crates/render")), ["memplan"]);
+    assert_eq!(ours(&deps("crates/npu")), ["memplan"]);
+    assert_eq!(ours(&deps("crates/formats")), ["memplan", "memplan-npu"]);
+    assert_eq!(ours(&deps("crates/render")), ["memplan", "memplan-npu"]);
     for top in ["crates/wasm", "crates/cli"] {
-        assert_eq!(ours(&deps(top)).len(), 3, "{top}");
+        assert_eq!(
+            ours(&deps(top)),
+            [
+                "memplan",
+                "memplan-formats",
+                "memplan-npu",
+                "memplan-render"
+            ],
+            "{top}"
+        );
     }
+    let dev = section(&root.join("Cargo.toml"), "[dev-dependencies]");
+    assert_eq!(
+        ours(&dev),
+        ["memplan-testkit"],
+        "the core's tests use no reader"
+    );
+    let testkit = std::fs::read_to_string(root.join("crates/testkit/Cargo.toml")).unwrap();
+    assert!(
+        testkit
+            .lines()
+            .filter(|l| l.starts_with("memplan-formats") || l.starts_with("memplan-npu"))
+            .all(|l| l.contains("optional = true")),
+        "the testkit takes the readers only when a test asks for them"
+    );
     for (dir, foreign) in [
+        ("crates/npu", ["plotters", "wasm-bindgen", "lexopt"]),
         ("crates/formats", ["plotters", "wasm-bindgen", "lexopt"]),
         ("crates/render", ["wasm-bindgen", "web-sys", "lexopt"]),
         ("crates/cli", ["wasm-bindgen", "web-sys", "plotters"]),
@@ -199,10 +234,11 @@ fn rings(src: &Path) -> Vec<Vec<String>> {
 
 #[test]
 fn no_two_files_import_each_other() {
-    let root = common::root();
+    let root = memplan_testkit::root();
     let mut all = Vec::new();
     for src in [
         "src",
+        "crates/npu/src",
         "crates/formats/src",
         "crates/render/src",
         "crates/wasm/src",
@@ -213,6 +249,37 @@ fn no_two_files_import_each_other() {
         }
     }
     assert!(all.is_empty(), "import rings:\n{}", all.join("\n"));
+}
+
+/// The NPU checker (`memplan_npu::check`) reads only the case and result model:
+/// a bug in a solver cannot hide in the checker if the checker shares no code
+/// with the solvers.
+#[test]
+fn the_npu_checker_imports_nothing_of_the_solvers() {
+    let src = memplan_testkit::root().join("crates/npu/src");
+    let model = ["case", "id", "contest", "problem", "check"];
+    let mut bad = Vec::new();
+    for (name, file) in modules(&src) {
+        if name != "check" && !name.starts_with("check::") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for segs in paths(&text) {
+            if segs.first().map(String::as_str) == Some("crate")
+                && !segs.get(1).is_some_and(|m| model.contains(&m.as_str()))
+            {
+                bad.push(format!("{name}: {}", segs.join("::")));
+            }
+        }
+        if text.contains("memplan::") {
+            bad.push(format!("{name}: uses the core"));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "the checker reaches into the solvers:\n{}",
+        bad.join("\n")
+    );
 }
 
 #[test]

@@ -2,8 +2,6 @@
 //! passes the checker, never beats the lower bound, `naive` is the sum of sizes
 //! and `pools` uses exactly as many pools as the largest clique.
 
-mod common;
-
 use memplan::graph::{Graph, Op, Role, Tensor, TensorId};
 use memplan::interference::{colour, max_clique};
 use memplan::liveness::LiveOptions;
@@ -86,7 +84,7 @@ fn intervals() -> impl Strategy<Value = Graph> {
         let spec = bufs
             .into_iter()
             .map(|(start, len, size)| (start, start + len, size));
-        common::intervals("intervals", spec)
+        memplan_testkit::intervals("intervals", spec)
     })
 }
 

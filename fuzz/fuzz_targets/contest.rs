@@ -4,11 +4,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memplan::check::npu::check_npu;
+use memplan_npu::check::check_npu;
 use memplan_formats::contest;
 use memplan_formats::npu::read_json;
-use memplan::npu::case::{default_levels, Case};
-use memplan::npu::problem::Problem;
+use memplan_npu::case::{default_levels, Case};
+use memplan_npu::problem::Problem;
 use std::sync::OnceLock;
 
 static TINY: &[u8] = include_bytes!("../../examples/npu_tiny_matmul.json");

@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use memplan_formats::npu::read_csv;
-use memplan::npu::case::default_levels;
+use memplan_npu::case::default_levels;
 
 fuzz_target!(|data: &[u8]| {
     let (nodes, edges) = match data.iter().position(|&b| b == 0) {

@@ -3,7 +3,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use memplan_formats::npu::read_json;
-use memplan::npu::case::default_levels;
+use memplan_npu::case::default_levels;
 
 fuzz_target!(|data: &[u8]| {
     let _ = read_json(data, "fuzz", default_levels());

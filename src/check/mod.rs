@@ -8,7 +8,6 @@
 //! offset is aligned and `offset + size <= peak`; no two tensors alive at a common
 //! step share a byte.
 
-pub mod npu;
 mod violation;
 
 pub use violation::Violation;

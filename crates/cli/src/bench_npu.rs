@@ -2,19 +2,19 @@
 //! `../shared/corpus/npu`), each result checked by the independent checker, next to
 //! the best published numbers: those of `<dir>/published/README.md` when it is
 //! there, else (and for the cases it lacks) the claims in [`CLAIMED`]. A second
-//! table puts each best result beside its lower bound (`memplan::npu::bounds`)
+//! table puts each best result beside its lower bound (`memplan_npu::bounds`)
 //! and the ratio, or says that no useful bound is known.
 
 use super::npu::{default_threads, parse_threads};
 use super::npu_check::{load_case, set_levels};
 use super::{parse_seed, Token};
 use lexopt::ValueExt;
-use memplan::npu::bounds::Bounds;
-use memplan::npu::case::default_levels;
-use memplan::npu::checked::solve_checked_watched;
-use memplan::npu::problem::Problem;
-use memplan::npu::solve::{Method, Solution};
-use memplan::npu::watch::Watch;
+use memplan_npu::bounds::Bounds;
+use memplan_npu::case::default_levels;
+use memplan_npu::checked::solve_checked_watched;
+use memplan_npu::problem::Problem;
+use memplan_npu::solve::{Method, Solution};
+use memplan_npu::watch::Watch;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;

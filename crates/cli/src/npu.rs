@@ -1,18 +1,18 @@
 //! `memplan npu CASE --problem N [--method NAME] [--out DIR] [--json OUT]`: solves one
 //! NPU case, writes the contest files, checks them with the independent checker,
-//! and prints each result beside its lower bound (`memplan::npu::bounds`).
+//! and prints each result beside its lower bound (`memplan_npu::bounds`).
 
 use super::npu_check::{load_case, parse_problem, set_levels};
 use super::{parse_seed, Token};
 use lexopt::ValueExt;
-use memplan::npu::bounds::Bounds;
-use memplan::npu::case::default_levels;
-use memplan::npu::checked::{solve_checked_watched, Checked};
-use memplan::npu::export::view;
-use memplan::npu::problem::Problem;
-use memplan::npu::solve::{Method, Solution};
-use memplan::npu::watch::Watch;
 use memplan_formats::contest::ContestFile;
+use memplan_npu::bounds::Bounds;
+use memplan_npu::case::default_levels;
+use memplan_npu::checked::{solve_checked_watched, Checked};
+use memplan_npu::export::view;
+use memplan_npu::problem::Problem;
+use memplan_npu::solve::{Method, Solution};
+use memplan_npu::watch::Watch;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -196,7 +196,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
 }
 
 /// `memplan npu-matmul MxKxN [--out FILE]`: a tiled matmul case of that many tiles
-/// (`memplan::npu::tiled`) as contest JSON, to FILE or standard output.
+/// (`memplan_npu::tiled`) as contest JSON, to FILE or standard output.
 pub fn matmul(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let (mut shape, mut out) = (None::<String>, None::<PathBuf>);
     while let Some(arg) = Token::next(args)? {
@@ -214,7 +214,7 @@ pub fn matmul(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error:
         .map_err(|_| format!("npu-matmul: `{shape}` is not MxKxN (e.g. 20x20x20)"))?;
     let [m, k, n] = <[usize; 3]>::try_from(dims)
         .map_err(|_| format!("npu-matmul: `{shape}` is not MxKxN (e.g. 20x20x20)"))?;
-    let case = memplan::npu::tiled::tiled_matmul(m, k, n)?;
+    let case = memplan_npu::tiled::tiled_matmul(m, k, n)?;
     let text = memplan_formats::npu::write_json(&case);
     match out {
         Some(path) => std::fs::write(&path, text)

@@ -3,15 +3,15 @@
 
 use super::{read_file, Token};
 use lexopt::ValueExt;
-use memplan::check::npu::{check_npu, NpuReport};
-use memplan::npu::case::{default_levels, Case, Level};
-use memplan::npu::problem::Problem;
 use memplan::Error;
 use memplan_formats::contest::{
     parse_memory, parse_schedule, parse_spills, ContestFile, ContestFiles,
 };
 use memplan_formats::npu::{read_csv, read_json};
 use memplan_formats::{is_npu_case, MAX_INPUT_BYTES};
+use memplan_npu::case::{default_levels, Case, Level};
+use memplan_npu::check::{check_npu, NpuReport};
+use memplan_npu::problem::Problem;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -11,7 +11,7 @@
 //! writing work on text only: the caller owns the filesystem.
 
 use memplan::error::Error;
-pub use memplan::npu::contest::{ContestFile, ContestFiles};
+pub use memplan_npu::contest::{ContestFile, ContestFiles};
 
 /// Parses the three files; an absent memory or spill file reads as empty.
 pub fn parse(

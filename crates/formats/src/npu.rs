@@ -4,7 +4,7 @@
 
 use super::json_error;
 use memplan::error::Error;
-use memplan::npu::case::{BufferId, Case, Level, Node, NodeId, RawNode};
+use memplan_npu::case::{BufferId, Case, Level, Node, NodeId, RawNode};
 use serde::{Deserialize, Serialize};
 
 #[derive(Deserialize)]

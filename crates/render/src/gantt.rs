@@ -6,8 +6,8 @@ use super::{
     axes, clip, frame, legend, legend_layout, row_label, Extent, Frame, View, YAxis, GRID, INK,
     PALETTE,
 };
-use memplan::npu::case::Pipe;
-use memplan::npu::export::NodeView;
+use memplan_npu::case::Pipe;
+use memplan_npu::export::NodeView;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

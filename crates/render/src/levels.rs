@@ -6,7 +6,7 @@ use super::{
     chart_on, draw_boxes, frame, mark_level, mesh_and_boxes, paint_boxes, pixel_size, Bounds,
     Boxes, Chart, Extent, Frame, View, YAxis,
 };
-use memplan::npu::export::{LevelView, ResidencyView};
+use memplan_npu::export::{LevelView, ResidencyView};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

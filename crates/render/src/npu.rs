@@ -2,7 +2,7 @@
 //! buffers, the spill timeline and the per-pipe Gantt chart, under a title.
 
 use super::{gantt, level_chart, spill_rows, spill_timeline, View};
-use memplan::npu::export::{LevelView, View as NpuView};
+use memplan_npu::export::{LevelView, View as NpuView};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

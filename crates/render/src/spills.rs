@@ -6,7 +6,7 @@ use super::style::{buffer_colour, SPILL};
 use super::{
     axes, clip, frame, pixel_size, row_label, Extent, Frame, View, YAxis, BOUND, GRID, INK,
 };
-use memplan::npu::export::LevelView;
+use memplan_npu::export::LevelView;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Serialize;

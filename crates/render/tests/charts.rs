@@ -1,10 +1,7 @@
 //! The charts rendered to SVG from the seed example, checked by content.
 
-#[path = "../../../tests/common/mod.rs"]
-mod common;
-
-use memplan::npu::problem::Problem;
 use memplan::{Options, Strategy};
+use memplan_npu::problem::Problem;
 use memplan_render::plotters;
 use memplan_render::{self as render, View};
 use plotters::prelude::*;
@@ -142,8 +139,8 @@ const TINY_NPU: &str = concat!(
 );
 
 /// The tiny NPU example solved for problem 2 with L1 at `l1` units.
-fn npu_view(l1: u64) -> memplan::npu::export::View {
-    use memplan::npu::{case::default_levels, export, solve};
+fn npu_view(l1: u64) -> memplan_npu::export::View {
+    use memplan_npu::{case::default_levels, export, solve};
     let mut levels = default_levels();
     levels[0].capacity = l1;
     let data = std::fs::read(TINY_NPU).unwrap();
@@ -189,7 +186,7 @@ fn level_chart_draws_residencies_capacity_and_spill_edges() {
 #[test]
 fn empty_level_says_so() {
     let npu = npu_view(4096);
-    let empty = memplan::npu::export::LevelView {
+    let empty = memplan_npu::export::LevelView {
         name: "UB".into(),
         capacity: 1024,
         residencies: Vec::new(),
@@ -227,7 +224,7 @@ fn spill_timeline_has_a_bar_per_spill_in_its_level_lane() {
 
 #[test]
 fn spill_rows_stack_overlapping_spills() {
-    use memplan::npu::export::{LevelView, SpillView};
+    use memplan_npu::export::{LevelView, SpillView};
     let spill = |out_step, in_step| SpillView {
         buffer: 1,
         bytes: 8,
@@ -336,7 +333,7 @@ fn sorted_lines(svg: &str) -> Vec<&str> {
 /// A corpus-like plan: many short lives, some long ones, over 2,000 steps.
 fn many_short_lives() -> memplan::Plan {
     let mut csv = String::from("id,lower,upper,size\n");
-    let mut rng = common::Rng(7);
+    let mut rng = memplan_testkit::Rng(7);
     let mut next = |n: u64| rng.below(n);
     for id in 0..3000 {
         let lower = next(2000);
@@ -369,7 +366,7 @@ fn a_step_index_finds_the_box_under_every_point() {
                 && bytes < (t.offset + t.size) as f64
         })
     };
-    let mut rng = common::Rng(11);
+    let mut rng = memplan_testkit::Rng(11);
     let mut hits = 0;
     for k in 0..20_000u64 {
         let (step, bytes) = if k % 2 == 0 {
@@ -485,7 +482,7 @@ fn painted(
 fn the_fast_painter_paints_the_pixels_of_every_tensor_visited() {
     let plan = many_short_lives();
     let tall = plan.tensors.iter().max_by_key(|t| t.size).unwrap().id;
-    let mut rng = common::Rng(5);
+    let mut rng = memplan_testkit::Rng(5);
     let mut windows = zooms();
     windows.push(render::Window {
         x0: 0.995,
@@ -574,7 +571,7 @@ fn a_pan_paints_the_pixels_a_fresh_paint_would() {
     let plan = many_short_lives();
     let index = render::StepIndex::new(&plan);
     let tall = plan.tensors.iter().max_by_key(|t| t.size).unwrap().id;
-    let mut rng = common::Rng(11);
+    let mut rng = memplan_testkit::Rng(11);
     let mut fraction = |most: u64| rng.below(most) as f64 / 1000.0;
     let mut starts = zooms();
     starts.push(render::Window {

@@ -1,9 +1,6 @@
 //! The Learn view's charts of the seed example and a large graph, drawn to SVG at
 //! each stage and checked by content.
 
-#[path = "../../../tests/common/mod.rs"]
-mod common;
-
 use memplan::graph::TensorId;
 use memplan::liveness::{Buffer, Lifetime};
 use memplan::teach::{self, Moment, Stage};
@@ -14,7 +11,7 @@ use memplan_render::{self as render, View};
 use plotters::prelude::*;
 
 fn seed() -> (memplan::Graph, memplan::Analysis) {
-    let path = common::root().join("examples/transformer_layer.json");
+    let path = memplan_testkit::root().join("examples/transformer_layer.json");
     let g = formats::read(&std::fs::read(path).unwrap(), None, "transformer_layer").unwrap();
     let a = memplan::analyse(&g, &Options::default()).unwrap();
     (g, a)
@@ -97,7 +94,7 @@ fn the_lesson_charts_draw_each_stage() {
 
 #[test]
 fn a_large_graph_is_summarised_in_words() {
-    let Some(dir) = common::corpus_dir("graphs") else {
+    let Some(dir) = memplan_testkit::corpus_dir("graphs") else {
         return;
     };
     let data = std::fs::read(dir.join("light_squeezenet.json")).unwrap();

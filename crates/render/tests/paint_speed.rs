@@ -3,9 +3,6 @@
 //! (painting only: the axes go to an SVG string, the raster nowhere).
 //!   cargo test --release -p memplan-render --test paint_speed -- --ignored --nocapture
 
-#[path = "../../../tests/common/mod.rs"]
-mod common;
-
 use memplan::plan::Plan;
 use memplan_render::plotters::prelude::*;
 use memplan_render::{self as render, Paint, View, Window};
@@ -14,7 +11,7 @@ use std::time::Instant;
 /// `n` buffers over `n / 10` steps like `tests/browser/big.mjs` makes them (most live
 /// a few steps, one in five hundred long), planned with greedy-size.
 fn plan(n: u64) -> Plan {
-    let mut rng = common::Rng(3);
+    let mut rng = memplan_testkit::Rng(3);
     let steps = n / 10;
     let mut csv = String::from("id,lower,upper,size\n");
     for id in 0..n {

@@ -4,16 +4,16 @@
 
 use crate::errors::{js_error, to_js, to_json};
 use crate::Thrown;
-use memplan::check::npu::{check_npu, NpuReport};
-use memplan::npu::bounds::Bounds;
-use memplan::npu::case::{default_levels, BufferId, Case, Node};
-use memplan::npu::checked::{self, solve_checked, solve_checked_watched};
-use memplan::npu::export::contest_files;
-use memplan::npu::export::{view as npu_view, View as NpuView};
-use memplan::npu::problem::Problem;
-use memplan::npu::solve::{Method, Solution};
-use memplan::npu::watch::Watch;
 use memplan_formats::npu::read_json;
+use memplan_npu::bounds::Bounds;
+use memplan_npu::case::{default_levels, BufferId, Case, Node};
+use memplan_npu::check::{check_npu, NpuReport};
+use memplan_npu::checked::{self, solve_checked, solve_checked_watched};
+use memplan_npu::export::contest_files;
+use memplan_npu::export::{view as npu_view, View as NpuView};
+use memplan_npu::problem::Problem;
+use memplan_npu::solve::{Method, Solution};
+use memplan_npu::watch::Watch;
 use memplan_render::{self as render, SpillLayout};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;

@@ -6,7 +6,7 @@
 use super::{canvas_area, view, with_raster};
 use crate::errors::{js_error, to_js};
 use crate::Thrown;
-use memplan::npu::export::View as NpuView;
+use memplan_npu::export::View as NpuView;
 use memplan_render::{self as render, Boxes, Raster};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;

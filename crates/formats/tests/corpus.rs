@@ -1,0 +1,108 @@
+//! Every corpus graph and MiniMalloc instance plans under every strategy, passes
+//! the checker, and matches the reference statistics.
+
+use memplan::{check, Options, PackOptions, Strategy};
+use memplan_formats as formats;
+
+#[test]
+fn reference_graphs_match_their_stats_and_every_plan_checks() {
+    let Some(dir) = memplan_testkit::corpus_dir("graphs") else {
+        return;
+    };
+    let files = memplan_testkit::files(&dir, "json");
+    assert!(
+        files.len() >= 19,
+        "expected the 19 reference graphs, found {}",
+        files.len()
+    );
+    for file in files {
+        let data = std::fs::read(&file).unwrap();
+        let stats: serde_json::Value =
+            serde_json::from_slice::<serde_json::Value>(&data).unwrap()["stats"].clone();
+        let g = formats::read(&data, None, "g").unwrap();
+        let a = memplan::analyse(&g, &Options::default()).unwrap();
+        let name = file.display();
+        assert_eq!(
+            a.liveness.lower_bound,
+            stats["lower_bound"].as_u64().unwrap(),
+            "{name}: lower bound"
+        );
+        assert_eq!(
+            a.liveness.buffers.len() as u64,
+            stats["n_intermediate"].as_u64().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            a.naive_bytes,
+            stats["sum_intermediate_bytes"].as_u64().unwrap(),
+            "{name}"
+        );
+        // the stored order is already topological: Kahn with the index tie-break keeps it
+        assert!(
+            a.order.iter().enumerate().all(|(i, op)| op.index() == i),
+            "{name}: order changed"
+        );
+        for strategy in Strategy::ALL {
+            let plan = a.plan(&g, strategy);
+            assert_eq!(
+                check::check(&g, &plan),
+                vec![],
+                "{name} {}",
+                strategy.name()
+            );
+            assert!(plan.peak_bytes >= plan.lower_bound);
+        }
+    }
+}
+
+#[test]
+fn minimalloc_instances_plan_and_check() {
+    let Some(dir) = memplan_testkit::corpus_dir("minimalloc") else {
+        return;
+    };
+    let files = memplan_testkit::files(&dir, "csv");
+    assert_eq!(files.len(), 11, "expected the eleven challenging instances");
+    for file in files {
+        let g = formats::read(&std::fs::read(&file).unwrap(), None, "m").unwrap();
+        assert!(g.ops.is_empty());
+        for align in [1, 64] {
+            let opts = Options {
+                pack: PackOptions::new(align).unwrap(),
+                ..Options::default()
+            };
+            let a = memplan::analyse(&g, &opts).unwrap();
+            assert!(
+                a.liveness.lower_bound <= 1 << 20,
+                "{}: the exact solver fits 1 MiB",
+                file.display()
+            );
+            for strategy in Strategy::ALL {
+                let plan = a.plan(&g, strategy);
+                assert_eq!(
+                    check::check(&g, &plan),
+                    vec![],
+                    "{} {} align {align}",
+                    file.display(),
+                    strategy.name()
+                );
+                assert!(plan.peak_bytes >= plan.lower_bound);
+            }
+        }
+    }
+}
+
+#[test]
+fn dfs_order_plans_every_reference_graph() {
+    let Some(dir) = memplan_testkit::corpus_dir("graphs") else {
+        return;
+    };
+    for file in memplan_testkit::files(&dir, "json") {
+        let g = formats::read(&std::fs::read(&file).unwrap(), None, "g").unwrap();
+        let opts = Options {
+            order: memplan::order::OrderKind::Dfs,
+            ..Options::default()
+        };
+        let plan = memplan::plan(&g, Strategy::BestFit, &opts).unwrap();
+        assert_eq!(check::check(&g, &plan), vec![], "{}", file.display());
+    }
+}

@@ -1,9 +1,0 @@
-//! Problem 1: an order of all nodes whose peak L1+UB residency is smallest, with
-//! at most one live buffer per L0 level.
-//!
-//! - `schedule.rs`: the list schedulers, and the peak of an order;
-//! - `reorder/`: local search over the order of the ops (block moves and lifetime
-//!   compressions), also the move set of problem 2's allocator search.
-
-pub(super) mod reorder;
-pub mod schedule;
