@@ -4,42 +4,18 @@
 //! Times: `load` reads, orders and colours the graph (once per file), `plan`
 //! is the strategy alone, the time its budget bounds.
 
-use super::{load, Common, Token};
-use lexopt::prelude::*;
-use memplan::{check, Strategy};
+use crate::flags::BenchArgs;
+use crate::load;
+use memplan::check;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-const DEFAULT_DIRS: [&str; 2] = ["../shared/corpus/graphs", "../shared/corpus/minimalloc"];
-
 /// Default budget of a searching strategy on one graph, in milliseconds.
 const BENCH_BUDGET_MS: u64 = 50;
 
-pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut common = Common::default();
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    let mut chosen: Vec<Strategy> = Vec::new();
-    while let Some(arg) = Token::next(args)? {
-        if common.take(&arg, args)? {
-            continue;
-        }
-        match arg {
-            Token::Long(l) if l == "strategy" => {
-                chosen.push(Strategy::from_name(&args.value()?.string()?)?)
-            }
-            Token::Value(v) => inputs.push(v.into()),
-            other => return Err(other.unexpected()),
-        }
-    }
-    if inputs.is_empty() {
-        inputs = DEFAULT_DIRS.iter().map(PathBuf::from).collect();
-    }
-    let strategies = if chosen.is_empty() {
-        Strategy::ALL.to_vec()
-    } else {
-        chosen
-    };
+pub fn run(args: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let (common, inputs, strategies) = (args.common, args.inputs, args.strategies);
     let budget_ms = common.budget_ms.unwrap_or(BENCH_BUDGET_MS) as f64;
     let capacity = common.opts.pack.capacity;
     let files = expand(&inputs)?;

@@ -2,11 +2,10 @@
 //! several runs) and the most heap it holds at once, with what it found.
 
 use super::file_source::FileSource;
-use super::{Common, Token};
+use crate::flags::BenchImportArgs;
 use memplan_formats as formats;
 use memplan_formats::source::Source;
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::Instant;
@@ -67,23 +66,9 @@ pub fn measured<T>(f: impl FnOnce() -> T) -> (T, f64, usize) {
 }
 
 const RUNS: usize = 5;
-const DEFAULT_DIR: &str = "../shared/corpus/models";
 
-pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut common = Common::default();
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    while let Some(arg) = Token::next(args)? {
-        if common.take(&arg, args)? {
-            continue;
-        }
-        match arg {
-            Token::Value(v) => inputs.push(v.into()),
-            other => return Err(other.unexpected()),
-        }
-    }
-    if inputs.is_empty() {
-        inputs.push(DEFAULT_DIR.into());
-    }
+pub fn run(args: BenchImportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let (common, inputs) = (args.common, args.inputs);
     let files = super::files_in(&inputs, |p| {
         p.extension().is_some_and(|e| e == "onnx" || e == "tflite")
     })?;

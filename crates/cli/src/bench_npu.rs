@@ -5,12 +5,9 @@
 //! table puts each best result beside its lower bound (`memplan::npu::bounds`)
 //! and the ratio, or says that no useful bound is known.
 
-use super::npu::{default_threads, parse_threads};
-use super::npu_check::{load_case, set_levels};
-use super::{parse_seed, Token};
-use lexopt::ValueExt;
+use crate::case::load_case;
+use crate::flags::BenchNpuArgs;
 use memplan::npu::bounds::Bounds;
-use memplan::npu::case::default_levels;
 use memplan::npu::checked::solve_checked_watched;
 use memplan::npu::problem::Problem;
 use memplan::npu::solve::{Method, Solution};
@@ -18,8 +15,6 @@ use memplan::npu::watch::Watch;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
-
-const DEFAULT_DIR: &str = "../shared/corpus/npu";
 
 /// Best published numbers of one case; `None` where nothing was published.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,23 +32,9 @@ struct Published {
 const CLAIMED: [(&str, u64, u64, u64, u64); 1] =
     [("Matmul_Case1", 34_816, 316_672, 1_683_725, 316_672)];
 
-pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    let mut levels = default_levels();
-    let mut threads = default_threads();
-    let mut seed = 0u64;
-    while let Some(arg) = Token::next(args)? {
-        match arg {
-            Token::Long(l) if l == "threads" => threads = parse_threads(&args.value()?.string()?)?,
-            Token::Long(l) if l == "levels" => set_levels(&mut levels, &args.value()?.string()?)?,
-            Token::Long(l) if l == "seed" => seed = parse_seed(&args.value()?.string()?)?,
-            Token::Value(v) => inputs.push(v.into()),
-            other => return Err(other.unexpected()),
-        }
-    }
-    if inputs.is_empty() {
-        inputs.push(PathBuf::from(DEFAULT_DIR));
-    }
+pub fn run(args: BenchNpuArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let (inputs, levels) = (args.inputs, args.common.levels);
+    let (threads, seed) = (args.common.threads, args.common.seed);
     let mut invalid = 0usize;
     let mut bound_rows: Vec<String> = Vec::new();
     // time to the first valid plan and to the final one, per case (method best)

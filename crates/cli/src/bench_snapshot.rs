@@ -6,36 +6,14 @@
 //! is reset before each file).
 
 use super::bench_import::measured;
-use super::{snapshot, Common, Token};
-use lexopt::prelude::*;
-use memplan::Strategy;
+use super::snapshot;
+use crate::flags::BenchSnapshotArgs;
 use memplan_formats::format_size;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-const DEFAULT_DIR: &str = "../shared/corpus/torch";
-
-pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut common = Common::default();
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    let mut strategy = Strategy::Auto;
-    let mut markdown = false;
-    while let Some(arg) = Token::next(args)? {
-        if common.take(&arg, args)? {
-            continue;
-        }
-        match arg {
-            Token::Long(l) if l == "strategy" => {
-                strategy = Strategy::from_name(&args.value()?.string()?)?
-            }
-            Token::Long(l) if l == "markdown" => markdown = true,
-            Token::Value(v) => inputs.push(v.into()),
-            other => return Err(other.unexpected()),
-        }
-    }
-    if inputs.is_empty() {
-        inputs.push(DEFAULT_DIR.into());
-    }
+pub fn run(args: BenchSnapshotArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let (common, inputs) = (args.common, args.inputs);
+    let (strategy, markdown) = (args.strategy, args.markdown);
     let files = super::files_in(&inputs, |p| {
         let name = p.to_string_lossy();
         name.ends_with(".pickle") || name.ends_with(".pickle.gz")

@@ -1,8 +1,8 @@
 //! `memplan plan` on a PyTorch memory snapshot: the allocator's figures beside the
 //! plan of the same blocks, the `oom` verdict and what holds the peak.
 
+use crate::flags::Common;
 use crate::report;
-use crate::Common;
 use memplan::{Graph, PlanReport, Strategy};
 use memplan_formats::format_size;
 use memplan_formats::snapshot::{self, Snapshot, Summary};
