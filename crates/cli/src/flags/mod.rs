@@ -16,7 +16,7 @@ mod npu;
 pub(crate) use bench::{BenchArgs, BenchImportArgs, BenchNpuArgs, BenchSnapshotArgs};
 pub(crate) use common::Common;
 pub(crate) use graph::{CheckArgs, DemoArgs, ExportArgs, PlanArgs, ShapesArgs};
-pub(crate) use npu::{MatmulArgs, NpuArgs, NpuCheckArgs};
+pub(crate) use npu::{MatmulArgs, NpuArgs, NpuCheckArgs, NpuCommon};
 
 use memplan::npu::case::Level;
 use memplan::npu::problem::Problem;
