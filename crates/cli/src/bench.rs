@@ -4,48 +4,54 @@
 //! Times: `load` reads, orders and colours the graph (once per file), `plan`
 //! is the strategy alone, the time its budget bounds.
 
-use super::{load, Common, Token};
-use lexopt::prelude::*;
-use memplan::{check, Strategy};
+use crate::flags::BenchArgs;
+use crate::{case, files_in, load};
+use memplan::{check, Plan, Strategy};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-const DEFAULT_DIRS: [&str; 2] = ["../shared/corpus/graphs", "../shared/corpus/minimalloc"];
-
 /// Default budget of a searching strategy on one graph, in milliseconds.
 const BENCH_BUDGET_MS: u64 = 50;
 
-pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut common = Common::default();
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    let mut chosen: Vec<Strategy> = Vec::new();
-    while let Some(arg) = Token::next(args)? {
-        if common.take(&arg, args)? {
+pub fn run(args: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let files = graph_files(&args.inputs)?;
+    let capacity = args.common.opts.pack.capacity;
+    let mut totals = Totals {
+        ratios: vec![Vec::new(); args.strategies.len()],
+        fits: vec![0; args.strategies.len()],
+        invalid: 0,
+    };
+    print_header(capacity);
+    for file in &files {
+        if case::is_case(file)? {
+            println!(
+                "{:<46} skipped: an NPU case (see `memplan npu`)",
+                file_name(file)
+            );
             continue;
         }
-        match arg {
-            Token::Long(l) if l == "strategy" => {
-                chosen.push(Strategy::from_name(&args.value()?.string()?)?)
-            }
-            Token::Value(v) => inputs.push(v.into()),
-            other => return Err(other.unexpected()),
-        }
+        bench_file(file, &args, &mut totals)?;
     }
-    if inputs.is_empty() {
-        inputs = DEFAULT_DIRS.iter().map(PathBuf::from).collect();
+    print_summary(&args.strategies, &totals, capacity);
+    if totals.invalid > 0 {
+        eprintln!("memplan: {} plan(s) failed the checker", totals.invalid);
+        return Ok(ExitCode::from(1));
     }
-    let strategies = if chosen.is_empty() {
-        Strategy::ALL.to_vec()
-    } else {
-        chosen
-    };
-    let budget_ms = common.budget_ms.unwrap_or(BENCH_BUDGET_MS) as f64;
-    let capacity = common.opts.pack.capacity;
-    let files = expand(&inputs)?;
-    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); strategies.len()];
-    let mut fits: Vec<usize> = vec![0; strategies.len()];
-    let mut invalid = 0usize;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What the summary counts over the files, per strategy.
+struct Totals {
+    /// Each plan's peak over its graph's lower bound.
+    ratios: Vec<Vec<f64>>,
+    /// The plans within `--capacity`.
+    fits: Vec<usize>,
+    /// The plans the checker rejected, of every strategy.
+    invalid: usize,
+}
+
+fn print_header(capacity: Option<u64>) {
     println!(
         "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8} {:>9} {:>10}  {}",
         "graph",
@@ -62,66 +68,80 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             "proof"
         }
     );
-    for file in &files {
-        if std::fs::read(file).is_ok_and(|d| memplan_formats::is_npu_case(&d)) {
-            println!(
-                "{:<46} skipped: an NPU case (see `memplan npu`)",
-                file_name(file)
-            );
-            continue;
-        }
-        let started = Instant::now(); // import and analysis
-        let graph = load(file, common.format, &common.read)?;
-        let analysis = memplan::analyse(&graph, &common.opts)?;
-        let analyse_ms = started.elapsed().as_secs_f64() * 1e3;
-        for (k, &strategy) in strategies.iter().enumerate() {
-            let started = Instant::now();
-            let mut budget = common.budget(budget_ms);
-            let plan = analysis.plan_within(&graph, strategy, &mut budget);
-            let pack_ms = started.elapsed().as_secs_f64() * 1e3;
-            let over = strategy.overran(&budget);
-            let ok = check::check(&graph, &plan).is_empty();
-            invalid += usize::from(!ok);
-            // against the bound of the graph's own order, also for `reorder`
-            let ratio = ratio(plan.peak_bytes, analysis.liveness.lower_bound);
-            ratios[k].push(ratio);
-            let status = match capacity {
-                Some(cap) if plan.peak_bytes <= cap => {
-                    fits[k] += 1;
-                    format!("yes ({:.4}x)", plan.peak_bytes as f64 / cap as f64)
-                }
-                Some(cap) => format!(
-                    "no ({:.4}x){}",
-                    plan.peak_bytes as f64 / cap as f64,
-                    if plan.proven_bound > cap {
-                        ", proven"
-                    } else {
-                        ""
-                    }
-                ),
-                None if plan.proven_optimal => "optimal".to_string(),
-                None => String::new(),
-            };
-            let status = if over {
-                format!("{status} over budget (whole passes)")
-            } else {
-                status
-            };
-            println!(
-                "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8.4} {:>9.1} {:>10.2}  {}{}",
-                file_name(file),
-                plan.tensors.len(),
-                analysis.liveness.lower_bound,
-                strategy.name(),
-                plan.peak_bytes,
-                ratio,
-                analyse_ms,
-                pack_ms,
-                status,
-                if ok { "" } else { "  INVALID" }
-            );
-        }
+}
+
+/// Reads and analyses one graph, then plans it with each strategy: a row each.
+fn bench_file(
+    file: &Path,
+    args: &BenchArgs,
+    totals: &mut Totals,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let common = &args.common;
+    let budget_ms = common.budget_ms.unwrap_or(BENCH_BUDGET_MS) as f64;
+    let capacity = common.opts.pack.capacity;
+    let started = Instant::now(); // import and analysis
+    let graph = load(file, common.format, &common.read)?;
+    let analysis = memplan::analyse(&graph, &common.opts)?;
+    let analyse_ms = started.elapsed().as_secs_f64() * 1e3;
+    for (k, &strategy) in args.strategies.iter().enumerate() {
+        let started = Instant::now();
+        let mut budget = common.budget(budget_ms);
+        let plan = analysis.plan_within(&graph, strategy, &mut budget);
+        let pack_ms = started.elapsed().as_secs_f64() * 1e3;
+        let over = strategy.overran(&budget);
+        let ok = check::check(&graph, &plan).is_empty();
+        totals.invalid += usize::from(!ok);
+        // against the bound of the graph's own order, also for `reorder`
+        let ratio = ratio(plan.peak_bytes, analysis.liveness.lower_bound);
+        totals.ratios[k].push(ratio);
+        let status = status(&plan, capacity, &mut totals.fits[k]);
+        let status = if over {
+            format!("{status} over budget (whole passes)")
+        } else {
+            status
+        };
+        println!(
+            "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8.4} {:>9.1} {:>10.2}  {}{}",
+            file_name(file),
+            plan.tensors.len(),
+            analysis.liveness.lower_bound,
+            strategy.name(),
+            plan.peak_bytes,
+            ratio,
+            analyse_ms,
+            pack_ms,
+            status,
+            if ok { "" } else { "  INVALID" }
+        );
     }
+    Ok(())
+}
+
+/// Whether the plan fits `--capacity` (counted in `fits`), or whether it is
+/// proven optimal.
+fn status(plan: &Plan, capacity: Option<u64>, fits: &mut usize) -> String {
+    match capacity {
+        Some(cap) if plan.peak_bytes <= cap => {
+            *fits += 1;
+            format!("yes ({:.4}x)", plan.peak_bytes as f64 / cap as f64)
+        }
+        Some(cap) => format!(
+            "no ({:.4}x){}",
+            plan.peak_bytes as f64 / cap as f64,
+            if plan.proven_bound > cap {
+                ", proven"
+            } else {
+                ""
+            }
+        ),
+        None if plan.proven_optimal => "optimal".to_string(),
+        None => String::new(),
+    }
+}
+
+/// Per strategy: the geometric mean and the worst of the ratios, the plans at
+/// the bound and those that fit.
+fn print_summary(strategies: &[Strategy], totals: &Totals, capacity: Option<u64>) {
     println!();
     println!(
         "{:<12} {:>14} {:>10} {:>12}{}",
@@ -136,12 +156,12 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         }
     );
     for (k, strategy) in strategies.iter().enumerate() {
-        let r = &ratios[k];
+        let r = &totals.ratios[k];
         let geo = (r.iter().map(|x| x.ln()).sum::<f64>() / r.len().max(1) as f64).exp();
         let worst = r.iter().cloned().fold(1.0, f64::max);
         let tight = r.iter().filter(|&&x| x <= 1.0 + 1e-12).count();
         let fit = match capacity {
-            Some(_) => format!(" {:>9}/{}", fits[k], r.len()),
+            Some(_) => format!(" {:>9}/{}", totals.fits[k], r.len()),
             None => String::new(),
         };
         println!(
@@ -153,11 +173,6 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             r.len()
         );
     }
-    if invalid > 0 {
-        eprintln!("memplan: {invalid} plan(s) failed the checker");
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn ratio(peak: u64, bound: u64) -> f64 {
@@ -168,25 +183,13 @@ fn ratio(peak: u64, bound: u64) -> f64 {
     }
 }
 
-/// Files named, and the graph and model files of directories named, sorted.
-fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(input)
-                .map_err(|e| format!("cannot read {}: {e}", input.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| is_graph_file(p))
-                .collect();
-            found.sort();
-            out.extend(found);
-        } else if input.exists() {
-            out.push(input.clone());
-        } else {
-            return Err(format!("{} does not exist", input.display()));
-        }
+/// Files named, and the graph and model files of directories named, sorted; a
+/// name that does not exist is an error.
+fn graph_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    if let Some(missing) = inputs.iter().find(|p| !p.exists()) {
+        return Err(format!("{} does not exist", missing.display()));
     }
-    Ok(out)
+    files_in(inputs, is_graph_file)
 }
 
 fn is_graph_file(p: &Path) -> bool {

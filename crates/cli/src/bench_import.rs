@@ -2,11 +2,12 @@
 //! several runs) and the most heap it holds at once, with what it found.
 
 use super::file_source::FileSource;
-use super::{Common, Token};
+use crate::flags::{BenchImportArgs, Common};
+use crate::{exit_code, files_in};
 use memplan_formats as formats;
 use memplan_formats::source::Source;
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::Instant;
@@ -67,24 +68,9 @@ pub fn measured<T>(f: impl FnOnce() -> T) -> (T, f64, usize) {
 }
 
 const RUNS: usize = 5;
-const DEFAULT_DIR: &str = "../shared/corpus/models";
 
-pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut common = Common::default();
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    while let Some(arg) = Token::next(args)? {
-        if common.take(&arg, args)? {
-            continue;
-        }
-        match arg {
-            Token::Value(v) => inputs.push(v.into()),
-            other => return Err(other.unexpected()),
-        }
-    }
-    if inputs.is_empty() {
-        inputs.push(DEFAULT_DIR.into());
-    }
-    let files = super::files_in(&inputs, |p| {
+pub fn run(args: BenchImportArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let files = files_in(&args.inputs, |p| {
         p.extension().is_some_and(|e| e == "onnx" || e == "tflite")
     })?;
     println!(
@@ -93,43 +79,46 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     );
     let mut failed = 0;
     for file in &files {
-        let src = FileSource::open(file)?;
-        let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-        let name = file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let mut times = Vec::with_capacity(RUNS);
-        let mut peak = 0;
-        let mut last = None;
-        for _ in 0..RUNS {
-            let (graph, ms, heap) =
-                measured(|| formats::read_source(&src, common.format, stem, &common.read));
-            times.push(ms);
-            peak = peak.max(heap);
-            last = Some(graph);
-        }
-        times.sort_by(f64::total_cmp);
-        match last.expect("at least one run") {
-            Ok(g) => println!(
-                "{:<36} {:>8.2} {:>6} {:>7} {:>6} {:>10.2} {:>12.2}",
-                name,
-                src.size() as f64 / 1e6,
-                g.ops.len(),
-                g.arena_tensors().count(),
-                g.subgraphs.len(),
-                times[RUNS / 2],
-                peak as f64 / 1e6
-            ),
-            Err(e) => {
-                failed += 1;
-                println!("{name:<36} error: {e}");
-            }
+        failed += usize::from(!bench_file(file, &args.common)?);
+    }
+    Ok(exit_code(failed == 0))
+}
+
+/// Imports one model [`RUNS`] times and prints its row, or the import's error;
+/// false when it fails.
+fn bench_file(file: &Path, common: &Common) -> Result<bool, memplan::Error> {
+    let src = FileSource::open(file)?;
+    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut times = Vec::with_capacity(RUNS);
+    let mut peak = 0;
+    let mut last = None;
+    for _ in 0..RUNS {
+        let (graph, ms, heap) =
+            measured(|| formats::read_source(&src, common.format, stem, &common.read));
+        times.push(ms);
+        peak = peak.max(heap);
+        last = Some(graph);
+    }
+    times.sort_by(f64::total_cmp);
+    match last.expect("at least one run") {
+        Ok(g) => println!(
+            "{:<36} {:>8.2} {:>6} {:>7} {:>6} {:>10.2} {:>12.2}",
+            name,
+            src.size() as f64 / 1e6,
+            g.ops.len(),
+            g.arena_tensors().count(),
+            g.subgraphs.len(),
+            times[RUNS / 2],
+            peak as f64 / 1e6
+        ),
+        Err(e) => {
+            println!("{name:<36} error: {e}");
+            return Ok(false);
         }
     }
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(true)
 }

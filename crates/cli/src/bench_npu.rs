@@ -5,21 +5,18 @@
 //! table puts each best result beside its lower bound (`memplan_npu::bounds`)
 //! and the ratio, or says that no useful bound is known.
 
-use super::npu::{default_threads, parse_threads};
-use super::npu_check::{load_case, set_levels};
-use super::{parse_seed, Token};
-use lexopt::ValueExt;
+use crate::case::{self, load_case};
+use crate::files_in;
+use crate::flags::{BenchNpuArgs, NpuCommon};
 use memplan_npu::bounds::Bounds;
-use memplan_npu::case::default_levels;
+use memplan_npu::case::Case;
 use memplan_npu::checked::solve_checked_watched;
 use memplan_npu::problem::Problem;
 use memplan_npu::solve::{Method, Solution};
 use memplan_npu::watch::Watch;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
-
-const DEFAULT_DIR: &str = "../shared/corpus/npu";
 
 /// Best published numbers of one case; `None` where nothing was published.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,27 +34,8 @@ struct Published {
 const CLAIMED: [(&str, u64, u64, u64, u64); 1] =
     [("Matmul_Case1", 34_816, 316_672, 1_683_725, 316_672)];
 
-pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    let mut levels = default_levels();
-    let mut threads = default_threads();
-    let mut seed = 0u64;
-    while let Some(arg) = Token::next(args)? {
-        match arg {
-            Token::Long(l) if l == "threads" => threads = parse_threads(&args.value()?.string()?)?,
-            Token::Long(l) if l == "levels" => set_levels(&mut levels, &args.value()?.string()?)?,
-            Token::Long(l) if l == "seed" => seed = parse_seed(&args.value()?.string()?)?,
-            Token::Value(v) => inputs.push(v.into()),
-            other => return Err(other.unexpected()),
-        }
-    }
-    if inputs.is_empty() {
-        inputs.push(PathBuf::from(DEFAULT_DIR));
-    }
-    let mut invalid = 0usize;
-    let mut bound_rows: Vec<String> = Vec::new();
-    // time to the first valid plan and to the final one, per case (method best)
-    let mut first_rows: Vec<String> = Vec::new();
+pub fn run(args: BenchNpuArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let mut tables = Tables::default();
     println!(
         "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  check",
         "case",
@@ -67,107 +45,167 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         "P3 span @ move (pub)",
         "time P1/P2b/P2/P3 s"
     );
-    for (file, published) in cases(&inputs)? {
-        let case = load_case(&file, levels.clone())?;
-        let mut rows: Vec<(Solution, f64, bool)> = Vec::new();
-        let mut firsts: Vec<f64> = Vec::new();
-        for (problem, method) in [
-            (Problem::Residency, Method::Best),
-            (Problem::Movement, Method::Baseline),
-            (Problem::Movement, Method::Best),
-            (Problem::Makespan, Method::Best),
-        ] {
-            let started = Instant::now();
-            let mut first = None;
-            let mut better = |_: &Solution| {
-                first.get_or_insert_with(|| started.elapsed().as_secs_f64());
-            };
-            let checked = solve_checked_watched(
-                &case,
-                problem,
-                method,
-                &mut Watch::improvements(&mut better)
-                    .with_threads(threads)
-                    .with_seed(seed),
-            )?;
-            let seconds = started.elapsed().as_secs_f64();
-            let ok = checked.agrees(problem);
-            if method == Method::Best {
-                firsts.push(first.unwrap_or(seconds));
-            }
-            rows.push((checked.solution, seconds, ok));
-        }
-        first_rows.push(format!(
-            "{:<22} {:>24} {:>24}",
-            case.name,
-            firsts
-                .iter()
-                .map(|s| format!("{:.0}", s * 1000.0))
-                .collect::<Vec<_>>()
-                .join(" / "),
-            [&rows[0], &rows[2], &rows[3]]
-                .iter()
-                .map(|(_, s, _)| format!("{s:.1}"))
-                .collect::<Vec<_>>()
-                .join(" / "),
-        ));
-        let ok = rows.iter().all(|(_, _, ok)| *ok);
-        invalid += rows.iter().filter(|(_, _, ok)| !*ok).count();
-        let pub_of = |n: Option<u64>| n.map_or("-".to_string(), group);
-        let (p1, base, best, p3) = (&rows[0].0, &rows[1].0, &rows[2].0, &rows[3].0);
-        let mark = if published.claimed { "*" } else { "" };
-        println!(
-            "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  {}",
-            case.name,
-            format!(
-                "{} ({}{mark})",
-                group(p1.p1_peak),
-                pub_of(published.p1_peak)
-            ),
-            group(base.extra_movement()),
-            format!(
-                "{} ({}{mark})",
-                group(best.extra_movement()),
-                pub_of(published.movement)
-            ),
-            format!(
-                "{} @ {} ({}{mark})",
-                group(p3.makespan().unwrap_or(0)),
-                group(p3.extra_movement()),
-                published
-                    .makespan
-                    .map_or("-".to_string(), |(m, at)| format!(
-                        "{} @ {}",
-                        group(m),
-                        group(at)
-                    ))
-            ),
-            rows.iter()
-                .map(|(_, s, _)| format!("{s:.1}"))
-                .collect::<Vec<_>>()
-                .join("/"),
-            if ok { "valid" } else { "INVALID" }
-        );
-        let beside_plan =
-            |s: &Solution| Bounds::of_plan(&case, s.problem, &s.plan.schedule, &s.plan.spilled());
-        bound_rows.push(format!(
-            "{:<22} {:>24} {:>24} {:>24}",
-            case.name,
-            beside(p1.p1_peak, beside_plan(p1).p1_peak),
-            beside(best.extra_movement(), beside_plan(best).extra_movement),
-            beside(
-                p3.makespan().unwrap_or(0),
-                beside_plan(p3).makespan.map(|b| b.value())
-            ),
-        ));
+    for file in files_in(&args.inputs, is_case_file)? {
+        let case = load_case(&file, args.common.levels.clone())?;
+        let results = solve_all(&case, &args.common)?;
+        tables.invalid += results.rows.iter().filter(|(_, _, ok)| !*ok).count();
+        print_row(&case, &results, &published_for(&file));
+        tables.first_rows.push(first_row(&case, &results));
+        tables.bound_rows.push(bound_row(&case, &results));
     }
+    print_tables(&tables, args.common.threads);
+    Ok(if tables.invalid == 0 {
+        ExitCode::SUCCESS
+    } else {
+        println!(
+            "{} result(s) failed the independent checker",
+            tables.invalid
+        );
+        ExitCode::from(1)
+    })
+}
+
+/// The tables printed after the main one, a row per case, and the results the
+/// checker rejected.
+#[derive(Default)]
+struct Tables {
+    /// Each best result beside its lower bound.
+    bound_rows: Vec<String>,
+    /// The time to the first valid plan and to the final one (method best).
+    first_rows: Vec<String>,
+    invalid: usize,
+}
+
+/// One case's results: P1 best, P2 baseline, P2 best and P3 best, each with its
+/// time in seconds and whether the checker agrees; and the time to the first
+/// plan of each best.
+struct Results {
+    rows: Vec<(Solution, f64, bool)>,
+    firsts: Vec<f64>,
+}
+
+/// Solves the case for each problem and method, checked.
+fn solve_all(case: &Case, common: &NpuCommon) -> Result<Results, memplan::Error> {
+    let mut results = Results {
+        rows: Vec::new(),
+        firsts: Vec::new(),
+    };
+    for (problem, method) in [
+        (Problem::Residency, Method::Best),
+        (Problem::Movement, Method::Baseline),
+        (Problem::Movement, Method::Best),
+        (Problem::Makespan, Method::Best),
+    ] {
+        let started = Instant::now();
+        let mut first = None;
+        let mut better = |_: &Solution| {
+            first.get_or_insert_with(|| started.elapsed().as_secs_f64());
+        };
+        let checked = solve_checked_watched(
+            case,
+            problem,
+            method,
+            &mut Watch::improvements(&mut better)
+                .with_threads(common.threads)
+                .with_seed(common.seed),
+        )?;
+        let seconds = started.elapsed().as_secs_f64();
+        let ok = checked.agrees(problem);
+        if method == Method::Best {
+            results.firsts.push(first.unwrap_or(seconds));
+        }
+        results.rows.push((checked.solution, seconds, ok));
+    }
+    Ok(results)
+}
+
+/// The case's row of the main table: each result beside the published one.
+fn print_row(case: &Case, results: &Results, published: &Published) {
+    let rows = &results.rows;
+    let ok = rows.iter().all(|(_, _, ok)| *ok);
+    let pub_of = |n: Option<u64>| n.map_or("-".to_string(), group);
+    let (p1, base, best, p3) = (&rows[0].0, &rows[1].0, &rows[2].0, &rows[3].0);
+    let mark = if published.claimed { "*" } else { "" };
+    println!(
+        "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  {}",
+        case.name,
+        format!(
+            "{} ({}{mark})",
+            group(p1.p1_peak),
+            pub_of(published.p1_peak)
+        ),
+        group(base.extra_movement()),
+        format!(
+            "{} ({}{mark})",
+            group(best.extra_movement()),
+            pub_of(published.movement)
+        ),
+        format!(
+            "{} @ {} ({}{mark})",
+            group(p3.makespan().unwrap_or(0)),
+            group(p3.extra_movement()),
+            published
+                .makespan
+                .map_or("-".to_string(), |(m, at)| format!(
+                    "{} @ {}",
+                    group(m),
+                    group(at)
+                ))
+        ),
+        rows.iter()
+            .map(|(_, s, _)| format!("{s:.1}"))
+            .collect::<Vec<_>>()
+            .join("/"),
+        if ok { "valid" } else { "INVALID" }
+    );
+}
+
+/// The case's row of the times to the first and to the final plan.
+fn first_row(case: &Case, results: &Results) -> String {
+    let rows = &results.rows;
+    format!(
+        "{:<22} {:>24} {:>24}",
+        case.name,
+        (results.firsts)
+            .iter()
+            .map(|s| format!("{:.0}", s * 1000.0))
+            .collect::<Vec<_>>()
+            .join(" / "),
+        [&rows[0], &rows[2], &rows[3]]
+            .iter()
+            .map(|(_, s, _)| format!("{s:.1}"))
+            .collect::<Vec<_>>()
+            .join(" / "),
+    )
+}
+
+/// The case's row of the bounds: each best result's bound and ratio.
+fn bound_row(case: &Case, results: &Results) -> String {
+    let rows = &results.rows;
+    let (p1, best, p3) = (&rows[0].0, &rows[2].0, &rows[3].0);
+    let beside_plan =
+        |s: &Solution| Bounds::of_plan(case, s.problem, &s.plan.schedule, &s.plan.spilled());
+    format!(
+        "{:<22} {:>24} {:>24} {:>24}",
+        case.name,
+        beside(p1.p1_peak, beside_plan(p1).p1_peak),
+        beside(best.extra_movement(), beside_plan(best).extra_movement),
+        beside(
+            p3.makespan().unwrap_or(0),
+            beside_plan(p3).makespan.map(|b| b.value())
+        ),
+    )
+}
+
+/// The main table's note, then the bounds and the times.
+fn print_tables(tables: &Tables, threads: usize) {
     println!("(pub) best valid published result; * claimed without result files");
     println!();
     println!(
         "{:<22} {:>24} {:>24} {:>24}",
         "lower bounds", "P1 bound (ratio)", "P2 bound (ratio)", "P3 bound (ratio)"
     );
-    for row in &bound_rows {
+    for row in &tables.bound_rows {
         println!("{row}");
     }
     println!("(ratio) the best result above over the bound; P3's bound counts that plan's spills");
@@ -176,46 +214,23 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         "{:<22} {:>24} {:>24}",
         "best: time to", "first plan P1/P2/P3 ms", "final plan P1/P2/P3 s"
     );
-    for row in &first_rows {
+    for row in &tables.first_rows {
         println!("{row}");
     }
     println!("(times on {threads} thread(s); --threads N to change, the plans stay the same)");
-    Ok(if invalid == 0 {
-        ExitCode::SUCCESS
-    } else {
-        println!("{invalid} result(s) failed the independent checker");
-        ExitCode::from(1)
-    })
 }
 
-/// The case files named or found in the given folders, each with its published
-/// numbers (from `published/README.md` beside the case, then [`CLAIMED`]).
-fn cases(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, Published)>, String> {
-    let mut out = Vec::new();
-    for input in inputs {
-        let files: Vec<PathBuf> = if input.is_dir() {
-            let mut list: Vec<PathBuf> = std::fs::read_dir(input)
-                .map_err(|e| format!("cannot read {}: {e}", input.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.extension().is_some_and(|e| e == "json")
-                        || p.to_string_lossy().ends_with("_Nodes.csv")
-                })
-                .collect();
-            list.sort();
-            list
-        } else {
-            vec![input.clone()]
-        };
-        for file in files {
-            let dir = file.parent().unwrap_or(Path::new("."));
-            let table =
-                std::fs::read_to_string(dir.join("published/README.md")).unwrap_or_default();
-            let name = case_name(&file);
-            out.push((file, published(&table, &name)));
-        }
-    }
-    Ok(out)
+/// A case a folder holds: contest JSON or the nodes file of a CSV pair.
+fn is_case_file(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "json") || case::csv_name(p).is_some()
+}
+
+/// The published numbers of the case in `file`: those of `published/README.md`
+/// beside it, then [`CLAIMED`].
+fn published_for(file: &Path) -> Published {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let table = std::fs::read_to_string(dir.join("published/README.md")).unwrap_or_default();
+    published(&table, &case_name(file))
 }
 
 fn case_name(file: &Path) -> String {

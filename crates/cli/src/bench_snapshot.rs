@@ -6,40 +6,27 @@
 //! is reset before each file).
 
 use super::bench_import::measured;
-use super::{snapshot, Common, Token};
-use lexopt::prelude::*;
-use memplan::Strategy;
+use super::snapshot;
+use crate::flags::BenchSnapshotArgs;
+use crate::{exit_code, files_in};
 use memplan_formats::format_size;
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::ExitCode;
 
-const DEFAULT_DIR: &str = "../shared/corpus/torch";
-
-pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut common = Common::default();
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    let mut strategy = Strategy::Auto;
-    let mut markdown = false;
-    while let Some(arg) = Token::next(args)? {
-        if common.take(&arg, args)? {
-            continue;
-        }
-        match arg {
-            Token::Long(l) if l == "strategy" => {
-                strategy = Strategy::from_name(&args.value()?.string()?)?
-            }
-            Token::Long(l) if l == "markdown" => markdown = true,
-            Token::Value(v) => inputs.push(v.into()),
-            other => return Err(other.unexpected()),
-        }
-    }
-    if inputs.is_empty() {
-        inputs.push(DEFAULT_DIR.into());
-    }
-    let files = super::files_in(&inputs, |p| {
+pub fn run(args: BenchSnapshotArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let files = files_in(&args.inputs, |p| {
         let name = p.to_string_lossy();
         name.ends_with(".pickle") || name.ends_with(".pickle.gz")
     })?;
+    print_header(args.markdown);
+    let mut failed = 0;
+    for file in &files {
+        failed += usize::from(!bench_file(file, &args)?);
+    }
+    Ok(exit_code(failed == 0))
+}
+
+fn print_header(markdown: bool) {
     let header = [
         "snapshot",
         "MB",
@@ -59,57 +46,52 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     if markdown {
         println!("|---|{}", "---:|".repeat(header.len() - 1));
     }
-    let mut failed = 0;
-    for file in &files {
-        let name = file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
-        reset_peak_rss();
-        let (snap, open_ms, heap) = measured(|| snapshot::load(file, common.read.device));
-        let rss = peak_rss().map_or("-".to_string(), |kb| format!("{:.0}", kb as f64 / 1e3));
-        let snap = match snap {
-            Ok(s) => s,
-            Err(e) => {
-                failed += 1;
-                println!("{e}");
-                continue;
-            }
-        };
-        let stem = file
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("snapshot");
-        let budget_ms = common.budget_ms.unwrap_or(1000) as f64;
-        let (planned, plan_ms, _) =
-            measured(|| snapshot::plan(snap, stem, strategy, &common, budget_ms));
-        let p = planned?;
-        let f = &p.summary.figures;
-        if !p.report.valid {
-            failed += 1;
+}
+
+/// Opens and plans one snapshot and prints its row, or the error that it cannot
+/// be opened; false when it cannot or its plan is invalid.
+fn bench_file(file: &Path, args: &BenchSnapshotArgs) -> Result<bool, memplan::Error> {
+    let common = &args.common;
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+    reset_peak_rss();
+    let (snap, open_ms, heap) = measured(|| snapshot::load(file, common.read.device));
+    let rss = peak_rss().map_or("-".to_string(), |kb| format!("{:.0}", kb as f64 / 1e3));
+    let snap = match snap {
+        Ok(s) => s,
+        Err(e) => {
+            println!("{e}");
+            return Ok(false);
         }
-        let cells = [
-            name,
-            format!("{:.1}", size as f64 / 1e6),
-            f.steps.to_string(),
-            f.blocks.to_string(),
-            format!("{:.2}", open_ms / 1e3),
-            format!("{:.0}", heap as f64 / 1e6),
-            rss,
-            format_size(f.live_peak),
-            format_size(f.reserved_peak),
-            format_size(p.summary.plan_peak) + if p.report.valid { "" } else { " INVALID" },
-            format!("{:.4}x", p.summary.plan_ratio),
-            format!("{:.2}", plan_ms / 1e3),
-        ];
-        row(&cells, markdown);
-    }
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    };
+    let stem = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("snapshot");
+    let budget_ms = common.budget_ms.unwrap_or(1000) as f64;
+    let (planned, plan_ms, _) =
+        measured(|| snapshot::plan(snap, stem, args.strategy, common, budget_ms));
+    let p = planned?;
+    let f = &p.summary.figures;
+    let cells = [
+        name,
+        format!("{:.1}", size as f64 / 1e6),
+        f.steps.to_string(),
+        f.blocks.to_string(),
+        format!("{:.2}", open_ms / 1e3),
+        format!("{:.0}", heap as f64 / 1e6),
+        rss,
+        format_size(f.live_peak),
+        format_size(f.reserved_peak),
+        format_size(p.summary.plan_peak) + if p.report.valid { "" } else { " INVALID" },
+        format!("{:.4}x", p.summary.plan_ratio),
+        format!("{:.2}", plan_ms / 1e3),
+    ];
+    row(&cells, args.markdown);
+    Ok(p.report.valid)
 }
 
 /// One row of the table: markdown, or columns aligned for a terminal.

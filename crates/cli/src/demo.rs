@@ -4,10 +4,10 @@
 //! `index.html` whose `memplan-demo` meta names the view it opens first. Any static
 //! host serves DIR as it is; the page's "Download demo" writes the same files.
 
-use crate::{load, Common, Token};
-use lexopt::prelude::*;
+use crate::flags::{Common, DemoArgs};
+use crate::load;
 use memplan_formats as formats;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 use std::process::ExitCode;
 
 /// The list of the page's files, relative to the page's folder.
@@ -15,41 +15,20 @@ const SITE_LIST: &str = "www/site.txt";
 /// The placeholder in `index.html` that a bundle fills with its first view.
 const DEMO_META: &str = r#"<meta name="memplan-demo" content="">"#;
 
-pub(crate) fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut common = Common::default();
-    let (mut file, mut out, mut page) = (None::<PathBuf>, None::<PathBuf>, PathBuf::from("."));
-    let mut view: Vec<(String, String)> = Vec::new();
-    while let Some(arg) = Token::next(args)? {
-        if common.take(&arg, args)? {
-            continue;
-        }
-        match arg {
-            Token::Long(l) if l == "out" => out = Some(args.value()?.into()),
-            Token::Long(l) if l == "page" => page = args.value()?.into(),
-            Token::Long(l) if l == "strategy" => {
-                let name = args.value()?.string()?;
-                memplan::Strategy::from_name(&name)?;
-                view.push(("strategy".into(), name));
-            }
-            Token::Long(l) if l == "view" => view.extend(view_pairs(&args.value()?.string()?)?),
-            Token::Value(v) if file.is_none() => file = Some(v.into()),
-            other => return Err(other.unexpected()),
-        }
-    }
-    let file = file.ok_or("demo: missing MODEL")?;
-    let out = out.ok_or("demo: missing --out DIR")?;
-    let files = site_files(&page)?;
-    let (name, content) = demo_file(&file, &common)?;
+pub(crate) fn run(args: DemoArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let (page, out) = (&args.page, &args.out);
+    let files = site_files(page)?;
+    let (name, content) = demo_file(&args.file, &args.common)?;
     std::fs::create_dir_all(out.join("demo"))
         .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut copied = 0;
     for path in &files {
-        copied += copy_page_file(&page, &out, path)? as usize;
+        copied += copy_page_file(page, out, path)? as usize;
     }
     write(&out.join("demo").join(name), content.as_bytes())?;
     let mut first = vec![("src".to_string(), format!("demo/{name}"))];
-    first.extend(view);
-    let index = read_page_file(&page, "index.html")?;
+    first.extend(args.view);
+    let index = read_page_file(page, "index.html")?;
     write(
         &out.join("index.html"),
         with_first_view(&index, &first)?.as_bytes(),
@@ -66,30 +45,11 @@ fn demo_file(
     file: &Path,
     common: &Common,
 ) -> Result<(&'static str, String), Box<dyn std::error::Error>> {
-    if let Some(case) = crate::npu_check::case_at(file)? {
+    if let Some(case) = crate::case::case_at(file)? {
         return Ok(("case.json", formats::npu::write_json(&case)));
     }
     let graph = load(file, common.format, &common.read)?;
     Ok(("graph.json", formats::write_native(&graph)))
-}
-
-/// `strategy=best-fit&select=3` as pairs; `src` is the bundle's own.
-fn view_pairs(text: &str) -> Result<Vec<(String, String)>, String> {
-    let mut pairs = Vec::new();
-    for item in text
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|s| !s.is_empty())
-    {
-        let (k, v) = item.split_once('=').unwrap_or((item, ""));
-        if k == "src" || k == "example" {
-            return Err(format!(
-                "--view: `{k}` is set by the bundle (its graph opens first)"
-            ));
-        }
-        pairs.push((k.to_string(), v.to_string()));
-    }
-    Ok(pairs)
 }
 
 /// The page files `page/www/site.txt` lists: `(path, required)`.
@@ -214,11 +174,5 @@ mod tests {
             r#"<head><meta name="memplan-demo" content="src=demo/graph.json&amp;select=3%22%3Cx%3E%26"></head>"#
         );
         assert!(with_first_view("<head></head>", &view).is_err());
-    }
-
-    #[test]
-    fn views_may_not_name_the_source() {
-        assert_eq!(view_pairs("strategy=best-fit&select=2").unwrap().len(), 2);
-        assert!(view_pairs("src=http://elsewhere/x.json").is_err());
     }
 }

@@ -2,19 +2,21 @@
 //! NPU case, writes the contest files, checks them with the independent checker,
 //! and prints each result beside its lower bound (`memplan_npu::bounds`).
 
-use super::npu_check::{load_case, parse_problem, set_levels};
-use super::{parse_seed, Token};
-use lexopt::ValueExt;
-use memplan_formats::contest::ContestFile;
+use crate::case::load_case;
+use crate::flags::{MatmulArgs, NpuArgs};
+use crate::{exit_code, write_file};
+use memplan_npu::check::NpuReport;
 use memplan_npu::bounds::Bounds;
-use memplan_npu::case::default_levels;
+use memplan_npu::case::Case;
 use memplan_npu::checked::{solve_checked_watched, Checked};
 use memplan_npu::export::view;
 use memplan_npu::problem::Problem;
-use memplan_npu::solve::{Method, Solution};
+use memplan_npu::solve::Solution;
 use memplan_npu::watch::Watch;
-use std::path::PathBuf;
+use memplan_formats::contest::{ContestFile, ContestFiles};
+use std::path::Path;
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// What the default work of an NPU solve stands for under `--deterministic
 /// --budget MS`: the work is scaled by `MS / NOMINAL_MS` (the default took 4 to 30 s
@@ -23,48 +25,48 @@ use std::process::ExitCode;
 /// budget gives the plans it gave).
 pub const NOMINAL_MS: f64 = 20_000.0;
 
-pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let (mut case_path, mut problem, mut method) = (None::<PathBuf>, None::<Problem>, Method::Best);
-    let (mut out, mut json, mut levels) = (None::<PathBuf>, None::<String>, default_levels());
-    let mut svg = None::<PathBuf>;
-    let (mut progress, mut budget_ms, mut deterministic) = (false, None::<u64>, false);
-    let mut seed = 0u64;
-    let mut threads = default_threads();
-    while let Some(arg) = Token::next(args)? {
-        match arg {
-            Token::Long(l) if l == "threads" => threads = parse_threads(&args.value()?.string()?)?,
-            Token::Long(l) if l == "progress" => progress = true,
-            Token::Long(l) if l == "seed" => seed = parse_seed(&args.value()?.string()?)?,
-            Token::Long(l) if l == "deterministic" => deterministic = true,
-            Token::Long(l) if l == "budget" => {
-                let ms = args.value()?.string()?;
-                budget_ms =
-                    Some(ms.parse::<u64>().map_err(|_| {
-                        format!("--budget: `{ms}` is not a number of milliseconds")
-                    })?);
-            }
-            Token::Long(l) if l == "problem" => {
-                problem = Some(parse_problem(&args.value()?.string()?)?)
-            }
-            Token::Long(l) if l == "method" => {
-                method = Method::from_name(&args.value()?.string()?)?
-            }
-            Token::Long(l) if l == "out" => out = Some(args.value()?.into()),
-            Token::Long(l) if l == "json" => json = Some(args.value()?.string()?),
-            Token::Long(l) if l == "svg" => svg = Some(args.value()?.into()),
-            Token::Long(l) if l == "levels" => set_levels(&mut levels, &args.value()?.string()?)?,
-            Token::Value(v) if case_path.is_none() => case_path = Some(v.into()),
-            other => return Err(other.unexpected()),
-        }
+pub fn run(args: NpuArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let case = load_case(&args.case, args.common.levels.clone())?;
+    let started = Instant::now();
+    let Checked {
+        solution,
+        files,
+        report,
+    } = solve(&case, &args, started)?;
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(dir) = &args.out {
+        write_contest_files(dir, &case, args.problem, &files)?;
     }
-    let case_path = case_path.ok_or("npu: missing CASE (.json or _Nodes.csv)")?;
-    let problem = problem.ok_or("npu: missing --problem 1|2|3")?;
-    let case = load_case(&case_path, levels)?;
-    let started = std::time::Instant::now();
+    let bounds = Bounds::of_plan(
+        &case,
+        args.problem,
+        &solution.plan.schedule,
+        &solution.plan.spilled(),
+    );
+    if let Some(path) = &args.json {
+        write_json(path, &case, &solution, &bounds)?;
+    }
+    if let Some(path) = &args.svg {
+        write_file(
+            path,
+            memplan_render::npu_svg(&view(&case, &solution), 1100)?,
+        )?;
+    }
+    if args.json.as_deref() != Some("-") {
+        print_result(&case, &args, &solution, &bounds, seconds);
+        print_check(&report);
+    }
+    Ok(exit_code(report.valid))
+}
+
+/// Solves the case as the flags ask: `--budget` stops the search at a wall-clock
+/// deadline, or with `--deterministic` scales its work; `--progress` shows each
+/// better plan.
+fn solve(case: &Case, args: &NpuArgs, started: Instant) -> Result<Checked, memplan::Error> {
     let mut shown = 0usize;
     let mut better = |s: &Solution| {
         shown += 1;
-        if progress {
+        if args.progress {
             let at = started.elapsed().as_secs_f64();
             let figures = match s.makespan() {
                 None => format!("peak L1+UB {}", s.p1_peak),
@@ -73,170 +75,144 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             eprintln!("{at:>8.3} s  {figures}  ({})", s.recipe);
         }
     };
-    // a wall-clock budget stops the search; a deterministic one scales its work
-    let deadline = budget_ms
-        .filter(|_| !deterministic)
+    let deadline = (args.budget_ms)
+        .filter(|_| !args.deterministic)
         .map(|ms| started + std::time::Duration::from_millis(ms));
-    let mut stop = || deadline.is_some_and(|d| std::time::Instant::now() >= d);
-    let effort = match (budget_ms, deterministic) {
+    let mut stop = || deadline.is_some_and(|d| Instant::now() >= d);
+    let effort = match (args.budget_ms, args.deterministic) {
         (Some(ms), true) => ms as f64 / NOMINAL_MS,
         _ => 1.0,
     };
     let mut watch = Watch::new(&mut better, &mut stop)
         .with_effort(effort)
-        .with_threads(threads)
-        .with_seed(seed);
-    let Checked {
-        solution,
-        files,
-        report,
-    } = solve_checked_watched(&case, problem, method, &mut watch)?;
-    let seconds = started.elapsed().as_secs_f64();
-    if progress {
+        .with_threads(args.common.threads)
+        .with_seed(args.common.seed);
+    let checked = solve_checked_watched(case, args.problem, args.method, &mut watch)?;
+    if args.progress {
         eprintln!("{shown} plan(s) shown, the last one returned");
     }
-    if let Some(dir) = &out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let wanted: &[ContestFile] = if !problem.places() {
-            &[ContestFile::Schedule]
-        } else {
-            &ContestFile::ALL
-        };
-        for &file in wanted {
-            let path = dir.join(file.file_name(&case.name));
-            std::fs::write(&path, memplan_formats::contest::render(&files, file))
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        }
-    }
-    let bounds = Bounds::of_plan(
-        &case,
-        problem,
-        &solution.plan.schedule,
-        &solution.plan.spilled(),
-    );
-    if let Some(path) = &json {
-        let mut value = serde_json::to_value(view(&case, &solution))?;
-        if let Some(fields) = value.as_object_mut() {
-            fields.insert("bounds".to_string(), bounds_json(&bounds));
-        }
-        let text = serde_json::to_string(&value)?;
-        if path == "-" {
-            println!("{text}");
-        } else {
-            std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {path}: {e}"))?;
-        }
-    }
-    if let Some(path) = &svg {
-        let text = memplan_render::npu_svg(&view(&case, &solution), 1100)?;
-        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    let print = json.as_deref() != Some("-");
-    if print {
-        println!(
-            "case            {} ({} nodes, {} buffers)",
-            case.name,
-            case.nodes.len(),
-            case.buffers.len()
-        );
-        println!(
-            "problem         {problem}, method {} ({})",
-            method.name(),
-            solution.recipe
-        );
-        match problem.places() {
-            false => println!(
-                "peak L1+UB      {}{}",
-                solution.p1_peak,
-                beside(solution.p1_peak, bounds.p1_peak)
-            ),
-            true => println!("peak L1+UB      {}", solution.p1_peak),
-        }
-        if problem.places() {
-            let moved = solution.extra_movement();
-            println!("spills          {}", solution.plan.spills.len());
-            println!(
-                "extra movement  {moved}{}",
-                beside(moved, bounds.extra_movement)
-            );
-            let span = solution.makespan().unwrap_or(0);
-            let bound = bounds.makespan;
-            println!(
-                "makespan        {span}{}",
-                beside(span, bound.map(|b| b.value()))
-            );
-            if let Some(b) = bound {
-                println!(
-                    "                (bound of this plan's spills: critical path {}, busiest pipe {} {})",
-                    b.critical_path,
-                    b.pipe.map_or("-", |p| p.name()),
-                    b.busiest_pipe
-                );
-            }
-        }
-        println!("time            {seconds:.2} s");
-        match report.valid {
-            true => println!("check           valid (independent checker)"),
-            false => {
-                println!(
-                    "check           INVALID: {} violation(s)",
-                    report.violation_count
-                );
-                for v in report.violations.iter().take(10) {
-                    println!("  {v}");
-                }
-            }
-        }
-    }
-    Ok(if report.valid {
-        ExitCode::SUCCESS
+    Ok(checked)
+}
+
+/// `--out DIR`: the contest files of the result (the schedule alone for problem 1).
+fn write_contest_files(
+    dir: &Path,
+    case: &Case,
+    problem: Problem,
+    files: &ContestFiles,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let wanted: &[ContestFile] = if !problem.places() {
+        &[ContestFile::Schedule]
     } else {
-        ExitCode::from(1)
-    })
+        &ContestFile::ALL
+    };
+    for &file in wanted {
+        let path = dir.join(file.file_name(&case.name));
+        write_file(path, memplan_formats::contest::render(files, file))?;
+    }
+    Ok(())
+}
+
+/// `--json OUT`: the result as the page reads it, with its bounds; `-` prints it.
+fn write_json(
+    path: &str,
+    case: &Case,
+    solution: &Solution,
+    bounds: &Bounds,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut value = serde_json::to_value(view(case, solution))?;
+    if let Some(fields) = value.as_object_mut() {
+        fields.insert("bounds".to_string(), bounds_json(bounds));
+    }
+    let text = serde_json::to_string(&value)?;
+    if path == "-" {
+        println!("{text}");
+    } else {
+        write_file(path, text + "\n")?;
+    }
+    Ok(())
+}
+
+/// The result's figures, each beside its lower bound.
+fn print_result(case: &Case, args: &NpuArgs, solution: &Solution, bounds: &Bounds, seconds: f64) {
+    let problem = args.problem;
+    println!(
+        "case            {} ({} nodes, {} buffers)",
+        case.name,
+        case.nodes.len(),
+        case.buffers.len()
+    );
+    println!(
+        "problem         {problem}, method {} ({})",
+        args.method.name(),
+        solution.recipe
+    );
+    match problem.places() {
+        false => println!(
+            "peak L1+UB      {}{}",
+            solution.p1_peak,
+            beside(solution.p1_peak, bounds.p1_peak)
+        ),
+        true => println!("peak L1+UB      {}", solution.p1_peak),
+    }
+    if problem.places() {
+        print_placement(solution, bounds);
+    }
+    println!("time            {seconds:.2} s");
+}
+
+/// The figures of problems 2 and 3: spills, movement and makespan.
+fn print_placement(solution: &Solution, bounds: &Bounds) {
+    let moved = solution.extra_movement();
+    println!("spills          {}", solution.plan.spills.len());
+    println!(
+        "extra movement  {moved}{}",
+        beside(moved, bounds.extra_movement)
+    );
+    let span = solution.makespan().unwrap_or(0);
+    let bound = bounds.makespan;
+    println!(
+        "makespan        {span}{}",
+        beside(span, bound.map(|b| b.value()))
+    );
+    if let Some(b) = bound {
+        println!(
+            "                (bound of this plan's spills: critical path {}, busiest pipe {} {})",
+            b.critical_path,
+            b.pipe.map_or("-", |p| p.name()),
+            b.busiest_pipe
+        );
+    }
+}
+
+/// What the independent checker said.
+fn print_check(report: &NpuReport) {
+    match report.valid {
+        true => println!("check           valid (independent checker)"),
+        false => {
+            println!(
+                "check           INVALID: {} violation(s)",
+                report.violation_count
+            );
+            for v in report.violations.iter().take(10) {
+                println!("  {v}");
+            }
+        }
+    }
 }
 
 /// `memplan npu-matmul MxKxN [--out FILE]`: a tiled matmul case of that many tiles
 /// (`memplan_npu::tiled`) as contest JSON, to FILE or standard output.
-pub fn matmul(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let (mut shape, mut out) = (None::<String>, None::<PathBuf>);
-    while let Some(arg) = Token::next(args)? {
-        match arg {
-            Token::Long(l) if l == "out" => out = Some(args.value()?.into()),
-            Token::Value(v) if shape.is_none() => shape = Some(v.string()?),
-            other => return Err(other.unexpected()),
-        }
-    }
-    let shape = shape.ok_or("npu-matmul: missing MxKxN (tiles, e.g. 20x20x20)")?;
-    let dims: Vec<usize> = shape
-        .split('x')
-        .map(|d| d.trim().parse::<usize>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| format!("npu-matmul: `{shape}` is not MxKxN (e.g. 20x20x20)"))?;
-    let [m, k, n] = <[usize; 3]>::try_from(dims)
-        .map_err(|_| format!("npu-matmul: `{shape}` is not MxKxN (e.g. 20x20x20)"))?;
+pub fn matmul(args: MatmulArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let [m, k, n] = args.tiles;
     let case = memplan_npu::tiled::tiled_matmul(m, k, n)?;
     let text = memplan_formats::npu::write_json(&case);
-    match out {
-        Some(path) => std::fs::write(&path, text)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+    match args.out {
+        Some(path) => write_file(path, text)?,
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The threads a solve uses unless `--threads` says: the machine's cores.
-pub(crate) fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// `--threads N`, at least 1.
-pub(crate) fn parse_threads(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!(
-            "--threads: `{text}` is not a number of threads (1 or more)"
-        )),
-    }
 }
 
 /// The bounds beside the result, as `--json` writes them: `{"p1_peak": n|null,

@@ -1,11 +1,11 @@
 //! `memplan plan` on a PyTorch memory snapshot: the allocator's figures beside the
 //! plan of the same blocks, the `oom` verdict and what holds the peak.
 
+use crate::flags::Common;
 use crate::report;
-use crate::Common;
 use memplan::{Graph, PlanReport, Strategy};
 use memplan_formats::format_size;
-use memplan_formats::snapshot::{self, Snapshot, Summary};
+use memplan_formats::snapshot::{self, OomVerdict, Snapshot, Summary};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -104,19 +104,7 @@ pub fn text(p: &Planned) -> String {
         s.plan_peak as f64 / f.reserved_peak.max(1) as f64
     );
     if let Some(o) = &s.oom {
-        let _ = writeln!(out, "oom          entry {}: {} requested with {} allocated and {} reserved ({} free on the device)", o.oom.step, mib(o.oom.size), format_size(o.oom.allocated), format_size(o.oom.reserved), format_size(o.oom.device_free));
-        let verdict = if o.fits {
-            format!("a plan of the same blocks and the request needs {}: it fits in {}, so the failure is fragmentation", format_size(o.plan_peak), format_size(o.capacity))
-        } else if o.needed_at_failure > o.capacity {
-            format!("the live bytes and the request alone need {}, over {}: no layout fits, the program needs less memory", format_size(o.needed_at_failure), format_size(o.capacity))
-        } else {
-            format!(
-                "a plan of the same blocks and the request needs {}, over {}",
-                format_size(o.plan_peak),
-                format_size(o.capacity)
-            )
-        };
-        let _ = writeln!(out, "verdict      {verdict}");
+        out += &oom_text(o);
     }
     let _ = writeln!(
         out,
@@ -139,5 +127,26 @@ pub fn text(p: &Planned) -> String {
     };
     let _ = writeln!(out, "check        {verdict}");
     out += &report::nested_text(&p.graph, &[]);
+    out
+}
+
+/// The failed request of a snapshot with an `oom`, and the verdict: fragmentation,
+/// or too little memory for any layout.
+fn oom_text(o: &OomVerdict) -> String {
+    let mut out = String::new();
+    let mib = |b: u64| format!("{} ({b} B)", format_size(b));
+    let _ = writeln!(out, "oom          entry {}: {} requested with {} allocated and {} reserved ({} free on the device)", o.oom.step, mib(o.oom.size), format_size(o.oom.allocated), format_size(o.oom.reserved), format_size(o.oom.device_free));
+    let verdict = if o.fits {
+        format!("a plan of the same blocks and the request needs {}: it fits in {}, so the failure is fragmentation", format_size(o.plan_peak), format_size(o.capacity))
+    } else if o.needed_at_failure > o.capacity {
+        format!("the live bytes and the request alone need {}, over {}: no layout fits, the program needs less memory", format_size(o.needed_at_failure), format_size(o.capacity))
+    } else {
+        format!(
+            "a plan of the same blocks and the request needs {}, over {}",
+            format_size(o.plan_peak),
+            format_size(o.capacity)
+        )
+    };
+    let _ = writeln!(out, "verdict      {verdict}");
     out
 }

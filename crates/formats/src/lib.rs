@@ -130,9 +130,28 @@ impl Format {
 /// True for an NPU scheduling case in contest JSON (`Nodes` and `Edges`), which
 /// `memplan npu` reads rather than the arena planner.
 pub fn is_npu_case(data: &[u8]) -> bool {
-    let head = std::str::from_utf8(&data[..data.len().min(4096)]).unwrap_or("");
-    head.trim_start().starts_with('{')
-        && serde_json::from_slice::<sniff::Keys>(data).is_ok_and(|k| k.is_npu())
+    opens_json_object(data) && serde_json::from_slice::<sniff::Keys>(data).is_ok_and(|k| k.is_npu())
+}
+
+/// [`is_npu_case`] of an input read by ranges: only one within [`MAX_INPUT_BYTES`]
+/// whose first bytes open a JSON object is read whole, so a model of any size is
+/// not read to find out that it is no case.
+pub fn is_npu_case_source(src: &dyn Source) -> Result<bool, Error> {
+    if src.size() > MAX_INPUT_BYTES as u64 {
+        return Ok(false);
+    }
+    let mut head = vec![0; src.size().min(4096) as usize];
+    src.read_at(0, &mut head)?;
+    Ok(opens_json_object(&head) && is_npu_case(&whole(src)?))
+}
+
+/// True when the first bytes of `data` that are not blank (or a byte order mark)
+/// open a JSON object.
+fn opens_json_object(data: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(&data[..data.len().min(4096)]);
+    head.trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('{')
 }
 
 fn detect_json(keys: &sniff::Keys) -> Result<Format, Error> {
@@ -370,4 +389,21 @@ fn json_error(format: &'static str, e: serde_json::Error) -> Error {
         Some(format!("line {} column {}", e.line(), e.column())),
         e.to_string(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_npu_case_is_told_from_the_bytes_or_read_by_ranges() {
+        let case: &[u8] = b"\n {\"Nodes\": [], \"Edges\": []}";
+        let graph: &[u8] = br#"{"tensors": [], "ops": [], "Nodes": []}"#;
+        let not_json: &[u8] = b"id,lower,upper,size\n";
+        assert!(is_npu_case(case) && is_npu_case_source(&case).unwrap());
+        for other in [graph, not_json, b"", b"{\"Nodes\": [], \"Edges\": "] {
+            assert!(!is_npu_case(other));
+            assert!(!is_npu_case_source(&other).unwrap());
+        }
+    }
 }

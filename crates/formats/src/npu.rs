@@ -117,6 +117,17 @@ pub fn read_json(data: &[u8], name: &str, levels: Vec<Level>) -> Result<Case, Er
     Case::new(name.to_string(), raw, file.edges, levels)
 }
 
+/// The case a CSV pair's nodes file names, `<case>` of `<case>_Nodes.csv`; `None`
+/// for any other file name.
+pub fn csv_case_name(file_name: &str) -> Option<&str> {
+    file_name.strip_suffix("_Nodes.csv")
+}
+
+/// The edges file beside the nodes file of `case`: `<case>_Edges.csv`.
+pub fn csv_edges_name(case: &str) -> String {
+    format!("{case}_Edges.csv")
+}
+
 pub fn read_csv(nodes: &[u8], edges: &[u8], name: &str, levels: Vec<Level>) -> Result<Case, Error> {
     let node_rows = rows(nodes, "npu nodes csv")?;
     let edge_rows = rows(edges, "npu edges csv")?;
