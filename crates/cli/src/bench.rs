@@ -2,7 +2,9 @@
 //! The searching strategies get `--budget` milliseconds each (default
 //! [`BENCH_BUDGET_MS`]); with `--capacity` the table says whether each plan fits.
 //! Times: `load` reads, orders and colours the graph (once per file), `plan`
-//! is the strategy alone, the time its budget bounds.
+//! is the strategy alone, the time its budget bounds. `--markdown` prints the
+//! tables as markdown instead: the ratio per graph and strategy, the summary,
+//! then every plan.
 
 use super::{load, Common, Token};
 use lexopt::prelude::*;
@@ -20,6 +22,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     let mut common = Common::default();
     let mut inputs: Vec<PathBuf> = Vec::new();
     let mut chosen: Vec<Strategy> = Vec::new();
+    let mut markdown = false;
     while let Some(arg) = Token::next(args)? {
         if common.take(&arg, args)? {
             continue;
@@ -28,6 +31,7 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             Token::Long(l) if l == "strategy" => {
                 chosen.push(Strategy::from_name(&args.value()?.string()?)?)
             }
+            Token::Long(l) if l == "markdown" => markdown = true,
             Token::Value(v) => inputs.push(v.into()),
             other => return Err(other.unexpected()),
         }
@@ -46,8 +50,13 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); strategies.len()];
     let mut fits: Vec<usize> = vec![0; strategies.len()];
     let mut invalid = 0usize;
-    println!(
-        "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8} {:>9} {:>10}  {}",
+    let last = if capacity.is_some() {
+        "fits (x capacity)"
+    } else {
+        "proof"
+    };
+    // --markdown: every plan, and per graph its tensors, bound and ratios
+    let mut plans = vec![cells(&[
         "graph",
         "tensors",
         "lower bound",
@@ -56,18 +65,32 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         "ratio",
         "load ms",
         "plan ms",
-        if capacity.is_some() {
-            "fits (x capacity)"
-        } else {
-            "proof"
-        }
-    );
+        last,
+    ])];
+    let mut graphs: Vec<Vec<String>> = Vec::new();
+    if !markdown {
+        println!(
+            "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8} {:>9} {:>10}  {}",
+            "graph",
+            "tensors",
+            "lower bound",
+            "strategy",
+            "peak",
+            "ratio",
+            "load ms",
+            "plan ms",
+            last
+        );
+    }
     for file in &files {
         if std::fs::read(file).is_ok_and(|d| memplan_formats::is_npu_case(&d)) {
-            println!(
-                "{:<46} skipped: an NPU case (see `memplan npu`)",
-                file_name(file)
-            );
+            let skipped = "skipped: an NPU case (see `memplan npu`)";
+            if markdown {
+                let name = file_name(file);
+                plans.push(cells(&[&name, "", "", "", "", "", "", "", skipped]));
+            } else {
+                println!("{:<46} {skipped}", file_name(file));
+            }
             continue;
         }
         let started = Instant::now(); // import and analysis
@@ -107,6 +130,24 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             } else {
                 status
             };
+            if k == 0 {
+                let (n, bound) = (plan.tensors.len(), analysis.liveness.lower_bound);
+                graphs.push(vec![file_name(file), n.to_string(), bound.to_string()]);
+            }
+            if markdown {
+                plans.push(vec![
+                    file_name(file),
+                    plan.tensors.len().to_string(),
+                    analysis.liveness.lower_bound.to_string(),
+                    strategy.name().to_string(),
+                    plan.peak_bytes.to_string(),
+                    format!("{ratio:.4}"),
+                    format!("{analyse_ms:.1}"),
+                    format!("{pack_ms:.2}"),
+                    format!("{status}{}", if ok { "" } else { " INVALID" }),
+                ]);
+                continue;
+            }
             println!(
                 "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8.4} {:>9.1} {:>10.2}  {}{}",
                 file_name(file),
@@ -121,6 +162,17 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
                 if ok { "" } else { "  INVALID" }
             );
         }
+    }
+    if markdown {
+        return markdown_tables(
+            &strategies,
+            &ratios,
+            &fits,
+            capacity,
+            &graphs,
+            &plans,
+            invalid,
+        );
     }
     println!();
     println!(
@@ -158,6 +210,83 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--markdown`: the ratio of every strategy per graph, the summary (as the
+/// terminal's), then every plan.
+fn markdown_tables(
+    strategies: &[Strategy],
+    ratios: &[Vec<f64>],
+    fits: &[usize],
+    capacity: Option<u64>,
+    graphs: &[Vec<String>],
+    plans: &[Vec<String>],
+    invalid: usize,
+) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let mut head = cells(&["graph", "tensors", "lower bound"]);
+    head.extend(strategies.iter().map(|s| s.name().to_string()));
+    let mut per_graph = vec![head];
+    for (i, graph) in graphs.iter().enumerate() {
+        let mut row = graph.clone();
+        row.extend(ratios.iter().map(|r| format!("{:.3}", r[i])));
+        per_graph.push(row);
+    }
+    print_markdown(&per_graph);
+    println!();
+    let mut summary = vec![cells(&[
+        "strategy",
+        "geomean ratio",
+        "worst",
+        "at the bound",
+    ])];
+    if capacity.is_some() {
+        summary[0].push("fit".to_string());
+    }
+    for (k, strategy) in strategies.iter().enumerate() {
+        let r = &ratios[k];
+        let geo = (r.iter().map(|x| x.ln()).sum::<f64>() / r.len().max(1) as f64).exp();
+        let worst = r.iter().cloned().fold(1.0, f64::max);
+        let tight = r.iter().filter(|&&x| x <= 1.0 + 1e-12).count();
+        let mut row = vec![
+            strategy.name().to_string(),
+            format!("{geo:.4}"),
+            format!("{worst:.4}"),
+            format!("{tight}/{}", r.len()),
+        ];
+        if capacity.is_some() {
+            row.push(format!("{}/{}", fits[k], r.len()));
+        }
+        summary.push(row);
+    }
+    print_markdown(&summary);
+    println!();
+    print_markdown(plans);
+    if invalid > 0 {
+        eprintln!("memplan: {invalid} plan(s) failed the checker");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn cells(texts: &[&str]) -> Vec<String> {
+    texts.iter().map(|t| t.to_string()).collect()
+}
+
+/// A markdown table whose first row is the header; a column whose cells start
+/// with a digit is aligned right.
+pub(crate) fn print_markdown(rows: &[Vec<String>]) {
+    let Some((head, body)) = rows.split_first() else {
+        return;
+    };
+    println!("| {} |", head.join(" | "));
+    let numeric = |i: usize| (body.iter()).any(|r| r[i].starts_with(|c: char| c.is_ascii_digit()));
+    let rule: Vec<&str> = (0..head.len())
+        .map(|i| if i > 0 && numeric(i) { "---:" } else { "---" })
+        .collect();
+    println!("|{}|", rule.join("|"));
+    for row in body {
+        println!("| {} |", row.join(" | "));
+    }
 }
 
 fn ratio(peak: u64, bound: u64) -> f64 {

@@ -1,6 +1,8 @@
 //! `memplan bench-import`: how long importing each model takes (median of
 //! several runs) and the most heap it holds at once, with what it found.
+//! `--markdown` prints the table as markdown.
 
+use super::bench::{cells, print_markdown};
 use super::file_source::FileSource;
 use super::{Common, Token};
 use memplan_formats as formats;
@@ -72,11 +74,13 @@ const DEFAULT_DIR: &str = "../shared/corpus/models";
 pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut common = Common::default();
     let mut inputs: Vec<PathBuf> = Vec::new();
+    let mut markdown = false;
     while let Some(arg) = Token::next(args)? {
         if common.take(&arg, args)? {
             continue;
         }
         match arg {
+            Token::Long(l) if l == "markdown" => markdown = true,
             Token::Value(v) => inputs.push(v.into()),
             other => return Err(other.unexpected()),
         }
@@ -87,10 +91,23 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     let files = super::files_in(&inputs, |p| {
         p.extension().is_some_and(|e| e == "onnx" || e == "tflite")
     })?;
-    println!(
-        "{:<36} {:>8} {:>6} {:>7} {:>6} {:>10} {:>12}",
-        "model", "MB", "ops", "arena", "bodies", "import ms", "peak heap MB"
-    );
+    let head = [
+        "model",
+        "MB",
+        "ops",
+        "arena",
+        "bodies",
+        "import ms",
+        "peak heap MB",
+    ];
+    // --markdown: the rows, printed as one table at the end
+    let mut table = vec![cells(&head)];
+    if !markdown {
+        println!(
+            "{:<36} {:>8} {:>6} {:>7} {:>6} {:>10} {:>12}",
+            head[0], head[1], head[2], head[3], head[4], head[5], head[6]
+        );
+    }
     let mut failed = 0;
     for file in &files {
         let src = FileSource::open(file)?;
@@ -111,6 +128,15 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         }
         times.sort_by(f64::total_cmp);
         match last.expect("at least one run") {
+            Ok(g) if markdown => table.push(vec![
+                name,
+                format!("{:.2}", src.size() as f64 / 1e6),
+                g.ops.len().to_string(),
+                g.arena_tensors().count().to_string(),
+                g.subgraphs.len().to_string(),
+                format!("{:.2}", times[RUNS / 2]),
+                format!("{:.2}", peak as f64 / 1e6),
+            ]),
             Ok(g) => println!(
                 "{:<36} {:>8.2} {:>6} {:>7} {:>6} {:>10.2} {:>12.2}",
                 name,
@@ -123,9 +149,17 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             ),
             Err(e) => {
                 failed += 1;
-                println!("{name:<36} error: {e}");
+                if markdown {
+                    let error = format!("error: {e}").replace('|', "\\|");
+                    table.push(cells(&[&name, "", "", "", "", "", &error]));
+                } else {
+                    println!("{name:<36} error: {e}");
+                }
             }
         }
+    }
+    if markdown {
+        print_markdown(&table);
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS

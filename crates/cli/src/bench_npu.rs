@@ -3,8 +3,10 @@
 //! the best published numbers: those of `<dir>/published/README.md` when it is
 //! there, else (and for the cases it lacks) the claims in [`CLAIMED`]. A second
 //! table puts each best result beside its lower bound (`memplan::npu::bounds`)
-//! and the ratio, or says that no useful bound is known.
+//! and the ratio, or says that no useful bound is known. `--markdown` prints the
+//! tables as markdown.
 
+use super::bench::{cells, print_markdown};
 use super::npu::{default_threads, parse_threads};
 use super::npu_check::{load_case, set_levels};
 use super::{parse_seed, Token};
@@ -42,8 +44,10 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
     let mut levels = default_levels();
     let mut threads = default_threads();
     let mut seed = 0u64;
+    let mut markdown = false;
     while let Some(arg) = Token::next(args)? {
         match arg {
+            Token::Long(l) if l == "markdown" => markdown = true,
             Token::Long(l) if l == "threads" => threads = parse_threads(&args.value()?.string()?)?,
             Token::Long(l) if l == "levels" => set_levels(&mut levels, &args.value()?.string()?)?,
             Token::Long(l) if l == "seed" => seed = parse_seed(&args.value()?.string()?)?,
@@ -55,18 +59,26 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         inputs.push(PathBuf::from(DEFAULT_DIR));
     }
     let mut invalid = 0usize;
-    let mut bound_rows: Vec<String> = Vec::new();
+    let mut bound_rows: Vec<Vec<String>> = Vec::new();
     // time to the first valid plan and to the final one, per case (method best)
-    let mut first_rows: Vec<String> = Vec::new();
-    println!(
-        "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  check",
+    let mut first_rows: Vec<Vec<String>> = Vec::new();
+    let head = [
         "case",
         "P1 peak (pub)",
         "P2 base",
         "P2 best (pub)",
         "P3 span @ move (pub)",
-        "time P1/P2b/P2/P3 s"
-    );
+        "time P1/P2b/P2/P3 s",
+        "check",
+    ];
+    // --markdown: the rows, printed as one table once every case is solved
+    let mut table = vec![cells(&head)];
+    if !markdown {
+        println!(
+            "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  {}",
+            head[0], head[1], head[2], head[3], head[4], head[5], head[6]
+        );
+    }
     for (file, published) in cases(&inputs)? {
         let case = load_case(&file, levels.clone())?;
         let mut rows: Vec<(Solution, f64, bool)> = Vec::new();
@@ -97,9 +109,8 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
             }
             rows.push((checked.solution, seconds, ok));
         }
-        first_rows.push(format!(
-            "{:<22} {:>24} {:>24}",
-            case.name,
+        first_rows.push(vec![
+            case.name.clone(),
             firsts
                 .iter()
                 .map(|s| format!("{:.0}", s * 1000.0))
@@ -110,15 +121,14 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
                 .map(|(_, s, _)| format!("{s:.1}"))
                 .collect::<Vec<_>>()
                 .join(" / "),
-        ));
+        ]);
         let ok = rows.iter().all(|(_, _, ok)| *ok);
         invalid += rows.iter().filter(|(_, _, ok)| !*ok).count();
         let pub_of = |n: Option<u64>| n.map_or("-".to_string(), group);
         let (p1, base, best, p3) = (&rows[0].0, &rows[1].0, &rows[2].0, &rows[3].0);
         let mark = if published.claimed { "*" } else { "" };
-        println!(
-            "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  {}",
-            case.name,
+        let row = vec![
+            case.name.clone(),
             format!(
                 "{} ({}{mark})",
                 group(p1.p1_peak),
@@ -146,20 +156,30 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
                 .map(|(_, s, _)| format!("{s:.1}"))
                 .collect::<Vec<_>>()
                 .join("/"),
-            if ok { "valid" } else { "INVALID" }
-        );
+            (if ok { "valid" } else { "INVALID" }).to_string(),
+        ];
+        if markdown {
+            table.push(row);
+        } else {
+            println!(
+                "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  {}",
+                row[0], row[1], row[2], row[3], row[4], row[5], row[6]
+            );
+        }
         let beside_plan =
             |s: &Solution| Bounds::of_plan(&case, s.problem, &s.plan.schedule, &s.plan.spilled());
-        bound_rows.push(format!(
-            "{:<22} {:>24} {:>24} {:>24}",
-            case.name,
+        bound_rows.push(vec![
+            case.name.clone(),
             beside(p1.p1_peak, beside_plan(p1).p1_peak),
             beside(best.extra_movement(), beside_plan(best).extra_movement),
             beside(
                 p3.makespan().unwrap_or(0),
-                beside_plan(p3).makespan.map(|b| b.value())
+                beside_plan(p3).makespan.map(|b| b.value()),
             ),
-        ));
+        ]);
+    }
+    if markdown {
+        return markdown_tables(table, bound_rows, first_rows, threads, invalid);
     }
     println!("(pub) best valid published result; * claimed without result files");
     println!();
@@ -168,7 +188,10 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         "lower bounds", "P1 bound (ratio)", "P2 bound (ratio)", "P3 bound (ratio)"
     );
     for row in &bound_rows {
-        println!("{row}");
+        println!(
+            "{:<22} {:>24} {:>24} {:>24}",
+            row[0], row[1], row[2], row[3]
+        );
     }
     println!("(ratio) the best result above over the bound; P3's bound counts that plan's spills");
     println!();
@@ -177,12 +200,50 @@ pub fn run(args: &mut lexopt::Parser) -> Result<ExitCode, Box<dyn std::error::Er
         "best: time to", "first plan P1/P2/P3 ms", "final plan P1/P2/P3 s"
     );
     for row in &first_rows {
-        println!("{row}");
+        println!("{:<22} {:>24} {:>24}", row[0], row[1], row[2]);
     }
     println!("(times on {threads} thread(s); --threads N to change, the plans stay the same)");
     Ok(if invalid == 0 {
         ExitCode::SUCCESS
     } else {
+        println!("{invalid} result(s) failed the independent checker");
+        ExitCode::from(1)
+    })
+}
+
+/// `--markdown`: the results, the bounds and the times as three tables, each
+/// with its note below it.
+fn markdown_tables(
+    results: Vec<Vec<String>>,
+    bound_rows: Vec<Vec<String>>,
+    first_rows: Vec<Vec<String>>,
+    threads: usize,
+    invalid: usize,
+) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    print_markdown(&results);
+    println!();
+    println!("(pub) best valid published result; * claimed without result files.");
+    println!();
+    let head = [
+        "case",
+        "P1 bound (ratio)",
+        "P2 bound (ratio)",
+        "P3 bound (ratio)",
+    ];
+    print_markdown(&[vec![cells(&head)], bound_rows].concat());
+    println!();
+    println!("(ratio) the best result above over the bound; P3's bound counts that plan's spills.");
+    println!();
+    let head = ["case", "first plan P1/P2/P3 ms", "final plan P1/P2/P3 s"];
+    print_markdown(&[vec![cells(&head)], first_rows].concat());
+    println!();
+    println!(
+        "Times of method best on {threads} thread(s); --threads N changes them, not the plans."
+    );
+    Ok(if invalid == 0 {
+        ExitCode::SUCCESS
+    } else {
+        println!();
         println!("{invalid} result(s) failed the independent checker");
         ExitCode::from(1)
     })

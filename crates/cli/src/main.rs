@@ -54,10 +54,10 @@ usage:
                                     (e.g. 'compare=best-fit&select=3')
   memplan check FILE PLAN.json      check a plan written by `plan --json`
   memplan bench [DIR|FILE...] [--align N] [--strategy NAME]... [--budget MS]
-                [--deterministic] [--seed N] [--capacity SIZE]
+                [--deterministic] [--seed N] [--capacity SIZE] [--markdown]
                                     every strategy (or those named) on every graph
                                     (default: ../shared/corpus/graphs and minimalloc)
-  memplan bench-import [DIR|MODEL...] [--input-shape ...]
+  memplan bench-import [DIR|MODEL...] [--input-shape ...] [--markdown]
                                     import time (median of 5) and peak heap of each
                                     model (default ../shared/corpus/models)
   memplan bench-snapshot [DIR|SNAPSHOT...] [--strategy NAME] [--markdown]
@@ -88,6 +88,7 @@ usage:
                                     of the public Matmul cases' kind, as contest JSON
                                     (20x20x20: 59,600 nodes)
   memplan bench-npu [DIR|CASE...] [--levels L1=4096,...] [--threads N] [--seed N]
+                    [--markdown]
                                     every NPU method on every case, checked, beside
                                     the best published numbers (default
                                     ../shared/corpus/npu)
@@ -97,6 +98,9 @@ budgets (best-of, search, reorder): --budget MS of wall time per plan (default
   (about 400 per ms), so every machine and the browser find the same plan;
   --capacity stops as soon as a plan fits and says how far the best one is from
   fitting
+
+--markdown (bench, bench-npu, bench-import, bench-snapshot): the tables as
+  markdown, as bench/results.sh writes them into docs/results.md
 
 formats (detected from the content, or forced with --format):
   native      memplan's JSON graph (see README)
