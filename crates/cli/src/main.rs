@@ -103,7 +103,7 @@ budgets (best-of, search, reorder): --budget MS of wall time per plan (default
   markdown, as bench/results.sh writes them into docs/results.md
 
 formats (detected from the content, or forced with --format):
-  native      memplan's JSON graph (see README)
+  native      memplan's JSON graph (see docs/formats.md)
   corpus      reference graph JSON (tensors with bytes and kind)
   minimalloc  CSV with the columns id,lower,upper,size (any order; MiniMalloc's
               buffer, start, end, offset, gaps too)
