@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How the NPU results spread over seeds: `memplan bench-npu --seed N` for N = 1..SEEDS,
 # then, per case, the median and mean of Problem 2's movement and Problem 3's
-# makespan (the README's table of seeds comes from it). Not run in CI: about 20 s
+# makespan (bench/results.sh puts it in docs/results.md). Not run in CI: about 20 s
 # of two cores per seed.
 #   bench/npu-seeds.sh [SEEDS] [MEMPLAN]   (default 16, target/release/memplan built here)
 set -euo pipefail

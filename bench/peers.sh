@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # memplan's offset strategies beside OmniMalloc 1.0.0's allocators, same files, same
-# budget, one table (the README's peers table comes from it). Not run in CI: it
+# budget, one table (bench/results.sh runs it once installed). Not run in CI: it
 # installs OmniMalloc from PyPI into a venv of its own.
 #   bench/peers.sh [BUDGET_MS] [FILE...]   (default 3000 ms, ../shared/corpus/large/*.csv)
 set -euo pipefail

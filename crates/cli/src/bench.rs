@@ -2,9 +2,12 @@
 //! The searching strategies get `--budget` milliseconds each (default
 //! [`BENCH_BUDGET_MS`]); with `--capacity` the table says whether each plan fits.
 //! Times: `load` reads, orders and colours the graph (once per file), `plan`
-//! is the strategy alone, the time its budget bounds.
+//! is the strategy alone, the time its budget bounds. `--markdown` prints the
+//! tables as markdown instead: the ratio per graph and strategy, the summary,
+//! then every plan.
 
 use crate::flags::BenchArgs;
+use crate::table::{cells, print_markdown, Table};
 use crate::{case, files_in, load};
 use memplan::{check, Plan, Strategy};
 use std::path::{Path, PathBuf};
@@ -21,19 +24,28 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         ratios: vec![Vec::new(); args.strategies.len()],
         fits: vec![0; args.strategies.len()],
         invalid: 0,
+        graphs: Vec::new(),
     };
-    print_header(capacity);
+    let mut table = header(capacity, args.markdown);
     for file in &files {
         if case::is_case(file)? {
-            println!(
-                "{:<46} skipped: an NPU case (see `memplan npu`)",
-                file_name(file)
-            );
+            let skipped = "skipped: an NPU case (see `memplan npu`)";
+            let name = file_name(file);
+            let text = format!("{name:<46} {skipped}");
+            table.row(cells(&[&name, "", "", "", "", "", "", "", skipped]), || {
+                text
+            });
             continue;
         }
-        bench_file(file, &args, &mut totals)?;
+        bench_file(file, &args, &mut totals, &mut table)?;
     }
-    print_summary(&args.strategies, &totals, capacity);
+    if table.markdown() {
+        print_markdown_summary(&args.strategies, &totals, capacity);
+        println!();
+        table.finish();
+    } else {
+        print_summary(&args.strategies, &totals, capacity);
+    }
     if totals.invalid > 0 {
         eprintln!("memplan: {} plan(s) failed the checker", totals.invalid);
         return Ok(ExitCode::from(1));
@@ -49,11 +61,18 @@ struct Totals {
     fits: Vec<usize>,
     /// The plans the checker rejected, of every strategy.
     invalid: usize,
+    /// Per graph: its name, tensors and lower bound (for `--markdown`).
+    graphs: Vec<[String; 3]>,
 }
 
-fn print_header(capacity: Option<u64>) {
-    println!(
-        "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8} {:>9} {:>10}  {}",
+/// The table of every plan, its header printed unless markdown.
+fn header(capacity: Option<u64>, markdown: bool) -> Table {
+    let last = if capacity.is_some() {
+        "fits (x capacity)"
+    } else {
+        "proof"
+    };
+    let head = [
         "graph",
         "tensors",
         "lower bound",
@@ -62,12 +81,14 @@ fn print_header(capacity: Option<u64>) {
         "ratio",
         "load ms",
         "plan ms",
-        if capacity.is_some() {
-            "fits (x capacity)"
-        } else {
-            "proof"
-        }
-    );
+        last,
+    ];
+    Table::new(markdown, &head, || {
+        format!(
+            "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8} {:>9} {:>10}  {}",
+            head[0], head[1], head[2], head[3], head[4], head[5], head[6], head[7], head[8]
+        )
+    })
 }
 
 /// Reads and analyses one graph, then plans it with each strategy: a row each.
@@ -75,6 +96,7 @@ fn bench_file(
     file: &Path,
     args: &BenchArgs,
     totals: &mut Totals,
+    table: &mut Table,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let common = &args.common;
     let budget_ms = common.budget_ms.unwrap_or(BENCH_BUDGET_MS) as f64;
@@ -83,6 +105,7 @@ fn bench_file(
     let graph = load(file, common.format, &common.read)?;
     let analysis = memplan::analyse(&graph, &common.opts)?;
     let analyse_ms = started.elapsed().as_secs_f64() * 1e3;
+    let bound = analysis.liveness.lower_bound;
     for (k, &strategy) in args.strategies.iter().enumerate() {
         let started = Instant::now();
         let mut budget = common.budget(budget_ms);
@@ -100,19 +123,26 @@ fn bench_file(
         } else {
             status
         };
-        println!(
-            "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8.4} {:>9.1} {:>10.2}  {}{}",
+        if k == 0 {
+            let (name, n) = (file_name(file), plan.tensors.len().to_string());
+            totals.graphs.push([name, n, bound.to_string()]);
+        }
+        let row = vec![
             file_name(file),
-            plan.tensors.len(),
-            analysis.liveness.lower_bound,
-            strategy.name(),
-            plan.peak_bytes,
-            ratio,
-            analyse_ms,
-            pack_ms,
-            status,
-            if ok { "" } else { "  INVALID" }
+            plan.tensors.len().to_string(),
+            bound.to_string(),
+            strategy.name().to_string(),
+            plan.peak_bytes.to_string(),
+            format!("{ratio:.4}"),
+            format!("{analyse_ms:.1}"),
+            format!("{pack_ms:.2}"),
+            format!("{status}{}", if ok { "" } else { "  INVALID" }),
+        ];
+        let text = format!(
+            "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8} {:>9} {:>10}  {}",
+            row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8]
         );
+        table.row(row, || text);
     }
     Ok(())
 }
@@ -157,9 +187,7 @@ fn print_summary(strategies: &[Strategy], totals: &Totals, capacity: Option<u64>
     );
     for (k, strategy) in strategies.iter().enumerate() {
         let r = &totals.ratios[k];
-        let geo = (r.iter().map(|x| x.ln()).sum::<f64>() / r.len().max(1) as f64).exp();
-        let worst = r.iter().cloned().fold(1.0, f64::max);
-        let tight = r.iter().filter(|&&x| x <= 1.0 + 1e-12).count();
+        let (geo, worst, tight) = spread(r);
         let fit = match capacity {
             Some(_) => format!(" {:>9}/{}", totals.fits[k], r.len()),
             None => String::new(),
@@ -173,6 +201,51 @@ fn print_summary(strategies: &[Strategy], totals: &Totals, capacity: Option<u64>
             r.len()
         );
     }
+}
+
+/// `--markdown`: the ratio of every strategy per graph, then the summary.
+fn print_markdown_summary(strategies: &[Strategy], totals: &Totals, capacity: Option<u64>) {
+    let mut head = cells(&["graph", "tensors", "lower bound"]);
+    head.extend(strategies.iter().map(|s| s.name().to_string()));
+    let mut per_graph = vec![head];
+    for (i, graph) in totals.graphs.iter().enumerate() {
+        let mut row = graph.to_vec();
+        row.extend(totals.ratios.iter().map(|r| format!("{:.3}", r[i])));
+        per_graph.push(row);
+    }
+    print_markdown(&per_graph);
+    println!();
+    let mut summary = vec![cells(&[
+        "strategy",
+        "geomean ratio",
+        "worst",
+        "at the bound",
+    ])];
+    if capacity.is_some() {
+        summary[0].push("fit".to_string());
+    }
+    for (k, strategy) in strategies.iter().enumerate() {
+        let (r, (geo, worst, tight)) = (&totals.ratios[k], spread(&totals.ratios[k]));
+        let mut row = vec![
+            strategy.name().to_string(),
+            format!("{geo:.4}"),
+            format!("{worst:.4}"),
+            format!("{tight}/{}", r.len()),
+        ];
+        if capacity.is_some() {
+            row.push(format!("{}/{}", totals.fits[k], r.len()));
+        }
+        summary.push(row);
+    }
+    print_markdown(&summary);
+}
+
+/// The geometric mean and the worst of `ratios`, and how many are at the bound.
+fn spread(ratios: &[f64]) -> (f64, f64, usize) {
+    let geo = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len().max(1) as f64).exp();
+    let worst = ratios.iter().cloned().fold(1.0, f64::max);
+    let tight = ratios.iter().filter(|&&x| x <= 1.0 + 1e-12).count();
+    (geo, worst, tight)
 }
 
 fn ratio(peak: u64, bound: u64) -> f64 {

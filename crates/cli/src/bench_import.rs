@@ -1,8 +1,10 @@
 //! `memplan bench-import`: how long importing each model takes (median of
 //! several runs) and the most heap it holds at once, with what it found.
+//! `--markdown` prints the table as markdown.
 
 use super::file_source::FileSource;
 use crate::flags::{BenchImportArgs, Common};
+use crate::table::{cells, Table};
 use crate::{exit_code, files_in};
 use memplan_formats as formats;
 use memplan_formats::source::Source;
@@ -73,20 +75,32 @@ pub fn run(args: BenchImportArgs) -> Result<ExitCode, Box<dyn std::error::Error>
     let files = files_in(&args.inputs, |p| {
         p.extension().is_some_and(|e| e == "onnx" || e == "tflite")
     })?;
-    println!(
-        "{:<36} {:>8} {:>6} {:>7} {:>6} {:>10} {:>12}",
-        "model", "MB", "ops", "arena", "bodies", "import ms", "peak heap MB"
-    );
+    let head = [
+        "model",
+        "MB",
+        "ops",
+        "arena",
+        "bodies",
+        "import ms",
+        "peak heap MB",
+    ];
+    let mut table = Table::new(args.markdown, &head, || {
+        format!(
+            "{:<36} {:>8} {:>6} {:>7} {:>6} {:>10} {:>12}",
+            head[0], head[1], head[2], head[3], head[4], head[5], head[6]
+        )
+    });
     let mut failed = 0;
     for file in &files {
-        failed += usize::from(!bench_file(file, &args.common)?);
+        failed += usize::from(!bench_file(file, &args.common, &mut table)?);
     }
+    table.finish();
     Ok(exit_code(failed == 0))
 }
 
 /// Imports one model [`RUNS`] times and prints its row, or the import's error;
 /// false when it fails.
-fn bench_file(file: &Path, common: &Common) -> Result<bool, memplan::Error> {
+fn bench_file(file: &Path, common: &Common, table: &mut Table) -> Result<bool, memplan::Error> {
     let src = FileSource::open(file)?;
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
     let name = file
@@ -105,20 +119,28 @@ fn bench_file(file: &Path, common: &Common) -> Result<bool, memplan::Error> {
     }
     times.sort_by(f64::total_cmp);
     match last.expect("at least one run") {
-        Ok(g) => println!(
-            "{:<36} {:>8.2} {:>6} {:>7} {:>6} {:>10.2} {:>12.2}",
-            name,
-            src.size() as f64 / 1e6,
-            g.ops.len(),
-            g.arena_tensors().count(),
-            g.subgraphs.len(),
-            times[RUNS / 2],
-            peak as f64 / 1e6
-        ),
+        Ok(g) => {
+            let row = vec![
+                name,
+                format!("{:.2}", src.size() as f64 / 1e6),
+                g.ops.len().to_string(),
+                g.arena_tensors().count().to_string(),
+                g.subgraphs.len().to_string(),
+                format!("{:.2}", times[RUNS / 2]),
+                format!("{:.2}", peak as f64 / 1e6),
+            ];
+            let text = format!(
+                "{:<36} {:>8} {:>6} {:>7} {:>6} {:>10} {:>12}",
+                row[0], row[1], row[2], row[3], row[4], row[5], row[6]
+            );
+            table.row(row, || text);
+            Ok(true)
+        }
         Err(e) => {
-            println!("{name:<36} error: {e}");
-            return Ok(false);
+            let error = format!("error: {e}");
+            let text = format!("{name:<36} {error}");
+            table.row(cells(&[&name, "", "", "", "", "", &error]), || text);
+            Ok(false)
         }
     }
-    Ok(true)
 }

@@ -3,11 +3,13 @@
 //! the best published numbers: those of `<dir>/published/README.md` when it is
 //! there, else (and for the cases it lacks) the claims in [`CLAIMED`]. A second
 //! table puts each best result beside its lower bound (`memplan_npu::bounds`)
-//! and the ratio, or says that no useful bound is known.
+//! and the ratio, or says that no useful bound is known. `--markdown` prints the
+//! tables as markdown.
 
 use crate::case::{self, load_case};
 use crate::files_in;
 use crate::flags::{BenchNpuArgs, NpuCommon};
+use crate::table::{cells, print_markdown, Table};
 use memplan_npu::bounds::Bounds;
 use memplan_npu::case::Case;
 use memplan_npu::checked::solve_checked_watched;
@@ -35,25 +37,33 @@ const CLAIMED: [(&str, u64, u64, u64, u64); 1] =
     [("Matmul_Case1", 34_816, 316_672, 1_683_725, 316_672)];
 
 pub fn run(args: BenchNpuArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut tables = Tables::default();
-    println!(
-        "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  check",
+    let head = [
         "case",
         "P1 peak (pub)",
         "P2 base",
         "P2 best (pub)",
         "P3 span @ move (pub)",
-        "time P1/P2b/P2/P3 s"
-    );
+        "time P1/P2b/P2/P3 s",
+        "check",
+    ];
+    let mut main = Table::new(args.markdown, &head, || row_text(&cells(&head)));
+    let mut tables = Tables::default();
     for file in files_in(&args.inputs, is_case_file)? {
         let case = load_case(&file, args.common.levels.clone())?;
         let results = solve_all(&case, &args.common)?;
         tables.invalid += results.rows.iter().filter(|(_, _, ok)| !*ok).count();
-        print_row(&case, &results, &published_for(&file));
+        let row = main_row(&case, &results, &published_for(&file));
+        let text = row_text(&row);
+        main.row(row, || text);
         tables.first_rows.push(first_row(&case, &results));
         tables.bound_rows.push(bound_row(&case, &results));
     }
-    print_tables(&tables, args.common.threads);
+    if args.markdown {
+        main.finish();
+        print_markdown_tables(&tables, args.common.threads);
+    } else {
+        print_tables(&tables, args.common.threads);
+    }
     Ok(if tables.invalid == 0 {
         ExitCode::SUCCESS
     } else {
@@ -70,9 +80,9 @@ pub fn run(args: BenchNpuArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
 #[derive(Default)]
 struct Tables {
     /// Each best result beside its lower bound.
-    bound_rows: Vec<String>,
+    bound_rows: Vec<Vec<String>>,
     /// The time to the first valid plan and to the final one (method best).
-    first_rows: Vec<String>,
+    first_rows: Vec<Vec<String>>,
     invalid: usize,
 }
 
@@ -119,16 +129,23 @@ fn solve_all(case: &Case, common: &NpuCommon) -> Result<Results, memplan::Error>
     Ok(results)
 }
 
+/// A row of the main table as the terminal prints it.
+fn row_text(row: &[String]) -> String {
+    format!(
+        "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  {}",
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6]
+    )
+}
+
 /// The case's row of the main table: each result beside the published one.
-fn print_row(case: &Case, results: &Results, published: &Published) {
+fn main_row(case: &Case, results: &Results, published: &Published) -> Vec<String> {
     let rows = &results.rows;
     let ok = rows.iter().all(|(_, _, ok)| *ok);
     let pub_of = |n: Option<u64>| n.map_or("-".to_string(), group);
     let (p1, base, best, p3) = (&rows[0].0, &rows[1].0, &rows[2].0, &rows[3].0);
     let mark = if published.claimed { "*" } else { "" };
-    println!(
-        "{:<22} {:>16} {:>10} {:>18} {:>34} {:>20}  {}",
-        case.name,
+    vec![
+        case.name.clone(),
         format!(
             "{} ({}{mark})",
             group(p1.p1_peak),
@@ -156,16 +173,15 @@ fn print_row(case: &Case, results: &Results, published: &Published) {
             .map(|(_, s, _)| format!("{s:.1}"))
             .collect::<Vec<_>>()
             .join("/"),
-        if ok { "valid" } else { "INVALID" }
-    );
+        (if ok { "valid" } else { "INVALID" }).to_string(),
+    ]
 }
 
 /// The case's row of the times to the first and to the final plan.
-fn first_row(case: &Case, results: &Results) -> String {
+fn first_row(case: &Case, results: &Results) -> Vec<String> {
     let rows = &results.rows;
-    format!(
-        "{:<22} {:>24} {:>24}",
-        case.name,
+    vec![
+        case.name.clone(),
         (results.firsts)
             .iter()
             .map(|s| format!("{:.0}", s * 1000.0))
@@ -176,25 +192,24 @@ fn first_row(case: &Case, results: &Results) -> String {
             .map(|(_, s, _)| format!("{s:.1}"))
             .collect::<Vec<_>>()
             .join(" / "),
-    )
+    ]
 }
 
 /// The case's row of the bounds: each best result's bound and ratio.
-fn bound_row(case: &Case, results: &Results) -> String {
+fn bound_row(case: &Case, results: &Results) -> Vec<String> {
     let rows = &results.rows;
     let (p1, best, p3) = (&rows[0].0, &rows[2].0, &rows[3].0);
     let beside_plan =
         |s: &Solution| Bounds::of_plan(case, s.problem, &s.plan.schedule, &s.plan.spilled());
-    format!(
-        "{:<22} {:>24} {:>24} {:>24}",
-        case.name,
+    vec![
+        case.name.clone(),
         beside(p1.p1_peak, beside_plan(p1).p1_peak),
         beside(best.extra_movement(), beside_plan(best).extra_movement),
         beside(
             p3.makespan().unwrap_or(0),
-            beside_plan(p3).makespan.map(|b| b.value())
+            beside_plan(p3).makespan.map(|b| b.value()),
         ),
-    )
+    ]
 }
 
 /// The main table's note, then the bounds and the times.
@@ -206,7 +221,10 @@ fn print_tables(tables: &Tables, threads: usize) {
         "lower bounds", "P1 bound (ratio)", "P2 bound (ratio)", "P3 bound (ratio)"
     );
     for row in &tables.bound_rows {
-        println!("{row}");
+        println!(
+            "{:<22} {:>24} {:>24} {:>24}",
+            row[0], row[1], row[2], row[3]
+        );
     }
     println!("(ratio) the best result above over the bound; P3's bound counts that plan's spills");
     println!();
@@ -215,9 +233,33 @@ fn print_tables(tables: &Tables, threads: usize) {
         "best: time to", "first plan P1/P2/P3 ms", "final plan P1/P2/P3 s"
     );
     for row in &tables.first_rows {
-        println!("{row}");
+        println!("{:<22} {:>24} {:>24}", row[0], row[1], row[2]);
     }
     println!("(times on {threads} thread(s); --threads N to change, the plans stay the same)");
+}
+
+/// `--markdown`: the main table's note, then the bounds and the times as tables,
+/// each with its note below it.
+fn print_markdown_tables(tables: &Tables, threads: usize) {
+    println!();
+    println!("(pub) best valid published result; * claimed without result files.");
+    println!();
+    let head = [
+        "case",
+        "P1 bound (ratio)",
+        "P2 bound (ratio)",
+        "P3 bound (ratio)",
+    ];
+    print_markdown(&[vec![cells(&head)], tables.bound_rows.clone()].concat());
+    println!();
+    println!("(ratio) the best result above over the bound; P3's bound counts that plan's spills.");
+    println!();
+    let head = ["case", "first plan P1/P2/P3 ms", "final plan P1/P2/P3 s"];
+    print_markdown(&[vec![cells(&head)], tables.first_rows.clone()].concat());
+    println!();
+    println!(
+        "Times of method best on {threads} thread(s); --threads N changes them, not the plans."
+    );
 }
 
 /// A case a folder holds: contest JSON or the nodes file of a CSV pair.

@@ -1,7 +1,7 @@
 //! `memplan bench-snapshot`: per PyTorch memory snapshot, the time to open it (read
 //! the file, the pickle and the trace) and the most heap that takes, the live and
 //! reserved peaks, and the plan of the same blocks with its time and ratio, every
-//! plan checked. `--markdown` prints the table the README quotes. On Linux the
+//! plan checked. `--markdown` prints it as docs/results.md holds it. On Linux the
 //! process's peak resident memory while opening is shown too (its high-water mark
 //! is reset before each file).
 

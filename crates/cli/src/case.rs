@@ -3,9 +3,9 @@
 
 use crate::file_source::FileSource;
 use crate::read_file;
-use memplan_npu::case::{default_levels, Case, Level};
 use memplan::Error;
 use memplan_formats::npu::{csv_case_name, csv_edges_name, read_csv, read_json};
+use memplan_npu::case::{default_levels, Case, Level};
 use std::path::Path;
 
 /// True when the file at `path` is an NPU case: contest JSON (`Nodes` and `Edges`)

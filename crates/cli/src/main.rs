@@ -18,6 +18,7 @@ mod plan;
 mod report;
 mod shapes;
 mod snapshot;
+mod table;
 
 use flags::{Command, USAGE};
 use memplan::{Error, Graph, Strategy};

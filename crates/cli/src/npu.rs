@@ -5,15 +5,15 @@
 use crate::case::load_case;
 use crate::flags::{MatmulArgs, NpuArgs};
 use crate::{exit_code, write_file};
-use memplan_npu::check::NpuReport;
+use memplan_formats::contest::{ContestFile, ContestFiles};
 use memplan_npu::bounds::Bounds;
 use memplan_npu::case::Case;
+use memplan_npu::check::NpuReport;
 use memplan_npu::checked::{solve_checked_watched, Checked};
 use memplan_npu::export::view;
 use memplan_npu::problem::Problem;
 use memplan_npu::solve::Solution;
 use memplan_npu::watch::Watch;
-use memplan_formats::contest::{ContestFile, ContestFiles};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;

@@ -4,13 +4,13 @@
 use crate::case::load_case;
 use crate::flags::NpuCheckArgs;
 use crate::read_file;
-use memplan_npu::check::{check_npu, NpuReport};
-use memplan_npu::case::Case;
-use memplan_npu::problem::Problem;
 use memplan::Error;
 use memplan_formats::contest::{
     parse_memory, parse_schedule, parse_spills, ContestFile, ContestFiles,
 };
+use memplan_npu::case::Case;
+use memplan_npu::check::{check_npu, NpuReport};
+use memplan_npu::problem::Problem;
 use std::fmt::Write;
 use std::path::Path;
 use std::process::ExitCode;

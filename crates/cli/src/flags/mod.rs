@@ -18,9 +18,9 @@ pub(crate) use common::Common;
 pub(crate) use graph::{CheckArgs, DemoArgs, ExportArgs, PlanArgs, ShapesArgs};
 pub(crate) use npu::{MatmulArgs, NpuArgs, NpuCheckArgs, NpuCommon};
 
+use memplan::{Error, Strategy};
 use memplan_npu::case::Level;
 use memplan_npu::problem::Problem;
-use memplan::{Error, Strategy};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
