@@ -106,3 +106,24 @@ fn dfs_order_plans_every_reference_graph() {
         assert_eq!(check::check(&g, &plan), vec![], "{}", file.display());
     }
 }
+
+/// The fast placements and the colouring equal the plain scans they replaced
+/// (`memplan_testkit::scan`) on every MiniMalloc and large instance, each plan
+/// checked; the large files take seconds in a release build.
+#[test]
+fn minimalloc_instances_place_as_the_scan() {
+    for file in memplan_testkit::required_corpus("minimalloc", "csv", 11) {
+        let g = memplan_testkit::read_graph(&file);
+        for align in [1, 64, 4096] {
+            memplan_testkit::scan::assert_strategies_match(&g, align, &file.display().to_string());
+        }
+    }
+}
+
+#[test]
+fn large_instances_place_as_the_scan() {
+    for file in memplan_testkit::required_corpus("large", "csv", 5) {
+        let g = memplan_testkit::read_graph(&file);
+        memplan_testkit::scan::assert_strategies_match(&g, 1, &file.display().to_string());
+    }
+}

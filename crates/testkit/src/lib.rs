@@ -7,6 +7,7 @@ pub mod fb;
 #[cfg(feature = "npu")]
 pub mod npu;
 pub mod pb;
+pub mod scan;
 
 use memplan::graph::{Graph, Op, Role, Tensor, TensorId};
 use std::path::PathBuf;

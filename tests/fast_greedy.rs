@@ -3,22 +3,23 @@
 //! of the ranges it must avoid; the plain scan over every overlapping buffer it
 //! replaced is kept as the reference. Both must give the same offsets, byte for
 //! byte: on random instances (any visit order, both fit rules, odd alignments,
-//! empty and equal sizes) and on every MiniMalloc and large corpus file. Every
+//! empty and equal sizes); `crates/formats/tests/corpus.rs` holds them together on
+//! every MiniMalloc and large corpus file. Every
 //! plan is checked too: by the checker, or for raw offsets by a pairwise test.
 //!
 //! The colouring into pools (behind `pools` and every analysis) takes its free
 //! pool from an ordered set; it must pick the pools the plain scan over every
 //! free pool picked, written out again here as the reference.
 //!
-//! The large files take seconds in a release build (`cargo test --release`).
+//! The reference colouring and the comparison of the three greedy strategies with
+//! the scan are `memplan_testkit::scan`'s, shared with the corpus test.
 
 use memplan::graph::{Graph, Lifetime, TensorId};
 use memplan::liveness::Buffer;
 use memplan::pack::reference::{self, Fit};
-use memplan::{check, Options, PackOptions, Strategy as Packing};
+use memplan::PackOptions;
+use memplan_testkit::scan::{assert_colouring_matches, assert_strategies_match};
 use proptest::prelude::*;
-
-const GREEDY: [Packing; 3] = [Packing::FirstFit, Packing::GreedySize, Packing::BestFit];
 
 /// Sizes with zeros, repeats (ties in the visit orders and between gaps) and a
 /// wide range.
@@ -112,87 +113,6 @@ fn assert_valid(buffers: &[Buffer], offsets: &[u64], align: u64) -> Result<(), T
 fn graph_of(buffers: &[Buffer]) -> Graph {
     let spec = buffers.iter().map(|b| (b.life.start, b.life.end, b.size));
     memplan_testkit::intervals("random", spec)
-}
-
-fn options(align: u64) -> Options {
-    Options {
-        pack: PackOptions::new(align).unwrap(),
-        ..Options::default()
-    }
-}
-
-/// Colouring as it was done by scanning: buffers by birth (ties by index); each
-/// takes, among the pools whose members are all dead, the smallest at least its
-/// size, else the largest, ties to the lowest pool; else opens a pool.
-fn colour_by_scan(buffers: &[Buffer]) -> (Vec<u32>, Vec<u64>) {
-    let mut visit: Vec<usize> = (0..buffers.len()).collect();
-    visit.sort_by_key(|&i| (buffers[i].life.start, i));
-    let mut pool_of = vec![0u32; buffers.len()];
-    let mut sizes: Vec<u64> = Vec::new();
-    let mut last_end: Vec<u32> = Vec::new(); // last step of each pool's current member
-    for i in visit {
-        let b = &buffers[i];
-        let key = |p: usize| {
-            if sizes[p] >= b.size {
-                (0, sizes[p], p)
-            } else {
-                (1, u64::MAX - sizes[p], p)
-            }
-        };
-        let free = (0..sizes.len()).filter(|&p| last_end[p] < b.life.start);
-        let pool = match free.min_by_key(|&p| key(p)) {
-            Some(p) => p,
-            None => {
-                sizes.push(0);
-                last_end.push(0);
-                sizes.len() - 1
-            }
-        };
-        sizes[pool] = sizes[pool].max(b.size);
-        last_end[pool] = b.life.end;
-        pool_of[i] = pool as u32;
-    }
-    (pool_of, sizes)
-}
-
-/// The analysis's colouring of `buffers` picks the scan's pools.
-fn assert_colouring_matches(buffers: &[Buffer], name: &str) {
-    let c = memplan::interference::colour(buffers);
-    let (pool_of, sizes) = colour_by_scan(buffers);
-    assert!(
-        c.pool_of == pool_of && c.pool_sizes == sizes,
-        "{name}: pools differ from the scan's ({} pools of {} bytes, scan {} of {})",
-        c.pools(),
-        c.pooled_bytes(),
-        sizes.len(),
-        sizes.iter().sum::<u64>()
-    );
-}
-
-/// The three greedy strategies on `g` equal the scan's offsets and pass the checker;
-/// the colouring equals the scan's pools.
-fn assert_strategies_match(g: &Graph, align: u64, name: &str) {
-    let opts = options(align);
-    let a = memplan::analyse(g, &opts).unwrap();
-    assert_colouring_matches(&a.liveness.buffers, name);
-    for strategy in GREEDY {
-        let plan = a.plan(g, strategy);
-        assert_eq!(
-            check::check(g, &plan),
-            vec![],
-            "{name} {} align {align}",
-            strategy.name()
-        );
-        let offsets: Vec<u64> = plan.tensors.iter().map(|t| t.offset).collect();
-        let scan = reference::pack_scan(strategy, &a.liveness.buffers, opts.pack).unwrap();
-        assert!(
-            offsets == scan,
-            "{name} {} align {align}: offsets differ from the scan's (peaks {} and {})",
-            strategy.name(),
-            memplan::pack::peak(&a.liveness.buffers, &offsets),
-            memplan::pack::peak(&a.liveness.buffers, &scan),
-        );
-    }
 }
 
 proptest! {
@@ -331,23 +251,5 @@ fn a_clique_stacks_in_visit_order() {
             assert_eq!(fast, scan);
             assert_valid(&bufs, &fast, align).unwrap();
         }
-    }
-}
-
-#[test]
-fn minimalloc_instances_place_as_the_scan() {
-    for file in memplan_testkit::required_corpus("minimalloc", "csv", 11) {
-        let g = memplan_testkit::read_graph(&file);
-        for align in [1, 64, 4096] {
-            assert_strategies_match(&g, align, &file.display().to_string());
-        }
-    }
-}
-
-#[test]
-fn large_instances_place_as_the_scan() {
-    for file in memplan_testkit::required_corpus("large", "csv", 5) {
-        let g = memplan_testkit::read_graph(&file);
-        assert_strategies_match(&g, 1, &file.display().to_string());
     }
 }
