@@ -493,7 +493,7 @@ mod tests {
             let mut budget = Budget::work(10_000_000);
             let (lo, hi) = minimise(&problem, align, bound, stacked, &mut budget, |fit, _| {
                 let offsets = problem.offsets_by_buffer(&fit, buffers.len());
-                super::super::peak(&buffers, &offsets)
+                crate::pack::peak(&buffers, &offsets)
             });
             assert_eq!(hi, least, "case {case}: unit {unit}, align {align}");
             // proven exactly there: not short of it, nor past it (a claim that
@@ -520,7 +520,7 @@ mod tests {
             let (problem, bound, stacked) = problem_of(&buffers, align);
             let peak_of = |fit: &[u64]| {
                 let offsets = problem.offsets_by_buffer(fit, buffers.len());
-                super::super::peak(&buffers, &offsets)
+                crate::pack::peak(&buffers, &offsets)
             };
             let mut turns = Budget::work(10_000_000);
             let expected = minimise(&problem, align, bound, stacked, &mut turns, |fit, _| {

@@ -7,7 +7,7 @@
 //! just before the node that needed the room, and the matching SPILL_IN just
 //! before the buffer's next use. Buffers the current node uses are never victims.
 
-use super::super::case::{BufferId, Case, LevelId, Node, NodeId};
+use crate::case::{BufferId, Case, LevelId, Node, NodeId};
 use memplan::Error;
 
 /// Where a buffer goes among the free gaps of its level.
@@ -1007,10 +1007,10 @@ fn cheapest_window(room: &Room, next: &mut NextUse) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::deps::dfs_order;
-    use super::super::super::residency::schedule::{list_schedule, Priority};
-    use super::super::super::tiled::tiled_matmul;
     use super::*;
+    use crate::deps::dfs_order;
+    use crate::residency::schedule::{list_schedule, Priority};
+    use crate::tiled::tiled_matmul;
 
     /// The uses of an order patched from another's where they differ equal the
     /// uses counted afresh; a span that does not hold the same uses is refused.
@@ -1122,7 +1122,7 @@ mod tests {
     /// one.
     #[test]
     fn placements_after_an_earlier_order_equal_fresh_ones() {
-        use super::super::super::residency::reorder::{pick_move, OpOrder};
+        use crate::residency::reorder::{pick_move, OpOrder};
         use memplan::rng::Rng;
         let case = tiled_matmul(4, 8, 4).unwrap();
         let rules = [Fit::First, Fit::Best].into_iter().flat_map(|fit| {

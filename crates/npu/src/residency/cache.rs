@@ -3,7 +3,7 @@
 //! addresses (fragmentation) and only estimates what a schedule will spill; the
 //! allocator in `spill.rs` places the real offsets afterwards.
 
-use super::super::case::{BufferId, Case, LevelId};
+use crate::case::{BufferId, Case, LevelId};
 
 pub struct Cache {
     capacity: Vec<u64>,

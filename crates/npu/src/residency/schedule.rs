@@ -10,8 +10,8 @@
 //! user of that buffer could then run without waiting on a level held elsewhere:
 //! this keeps the one-per-level rule from deadlocking.
 
-use super::super::case::{BufferId, Case, LevelId, Node, NodeId};
 use super::cache::Cache;
+use crate::case::{BufferId, Case, LevelId, Node, NodeId};
 use crate::deps::{node_deps, NodeDeps};
 use memplan::Error;
 

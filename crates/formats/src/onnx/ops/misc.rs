@@ -360,8 +360,8 @@ fn gradient(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::*;
     use super::*;
+    use crate::onnx::ops::testing::*;
     use crate::onnx::shape::{Data, Info};
 
     #[test]
@@ -418,7 +418,7 @@ mod tests {
             vec![2]
         );
         let err = run(compress, &n, 11, &[t(&[3, 2]), t(&[3])]).unwrap_err();
-        assert!(err.starts_with(super::super::DATA_DEPENDENT), "{err}");
+        assert!(err.starts_with(crate::onnx::ops::DATA_DEPENDENT), "{err}");
         let n = node("NonZero", vec![], 1);
         assert_eq!(
             run(non_zero, &n, 13, &[cond]).unwrap(),

@@ -12,8 +12,8 @@
 //! before a group equals the current order's there (the same residents; next uses
 //! and data seen follow), the rest moves what it moved before.
 
-use super::super::super::case::{BufferId, Case};
 use super::replay::{entry, furthest, leave, Buffer, NOT_RESIDENT};
+use crate::case::{BufferId, Case};
 
 /// The current order's sequence and replay, kept for the orders tried after it.
 pub(super) struct Replay {
@@ -544,8 +544,8 @@ const NONE: u32 = u32::MAX;
 
 #[cfg(test)]
 mod tests {
-    use super::super::replay::tests::{random_case, slow_replay, slow_states};
     use super::*;
+    use crate::movement::tasks::replay::tests::{random_case, slow_replay, slow_states};
     use memplan::rng::Rng;
 
     #[test]
