@@ -15,7 +15,7 @@
 //! flattened in emission order, replayed with furthest-next-use eviction at the
 //! levels' capacities (no addresses). Simulated annealing over the permutation
 //! (`anneal.rs`: swaps, moves, reversals) with a deterministic random sequence and
-//! a budget in replayed accesses; the allocator of `movement/spill.rs` judges the
+//! a budget in replayed accesses; the allocator of `movement/spill` judges the
 //! orders it returns.
 
 use crate::case::{BufferId, Case, Node, NodeId};
