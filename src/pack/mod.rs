@@ -19,6 +19,9 @@ mod naive;
 mod overlap;
 mod placing;
 mod pools;
+#[doc(hidden)]
+pub mod reference;
+mod run;
 mod search;
 mod sections;
 mod split;
@@ -27,8 +30,7 @@ mod sweep;
 pub use budget::{Budget, Progress};
 
 use crate::error::Error;
-use crate::liveness::{max_live_bytes, Buffer};
-use best_of::Start;
+use crate::liveness::Buffer;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
@@ -178,68 +180,6 @@ impl Strategy {
                     known.join(", ")
                 ))
             })
-    }
-
-    /// Offsets for `buffers`, one per buffer; the searching strategies run on a
-    /// deterministic work budget of `opts.budget_ms`.
-    pub fn pack(self, buffers: &[Buffer], opts: PackOptions) -> Vec<u64> {
-        let mut budget = Budget::work_for_ms(opts.budget_ms);
-        self.pack_within(buffers, opts, &mut budget).offsets
-    }
-
-    /// Offsets for `buffers` within `budget`, with what is proven about them.
-    /// `reorder` packs like `search` here: its new order is chosen by the caller
-    /// (see [`crate::Analysis::plan_within`]).
-    pub fn pack_within(self, buffers: &[Buffer], opts: PackOptions, budget: &mut Budget) -> Packed {
-        let offsets = match self {
-            Strategy::Naive => naive::pack(buffers, opts),
-            Strategy::Pools => pools::pack(buffers, opts),
-            Strategy::FirstFit => sweep::first_fit(buffers, opts),
-            // charged (never stopped), so a caller can tell what one pass costs
-            Strategy::GreedySize => {
-                let visit = fit::greedy_order(buffers);
-                fit::place_charged(buffers, &visit, Fit::Best, opts, budget, fit::Pass::Whole)
-                    .expect("a whole pass ends")
-            }
-            Strategy::BestFit => best_fit::pack(buffers, opts, fit::place_in_order),
-            Strategy::BestOf => best_of::pack(buffers, opts, budget, Start::Greedy).offsets,
-            Strategy::Search | Strategy::Reorder => {
-                return search::pack(buffers, opts, budget, Start::Greedy)
-            }
-            Strategy::Auto => return search::pack(buffers, opts, budget, Start::Twins),
-        };
-        Packed {
-            offsets,
-            proven_bound: max_live_bytes(buffers),
-        }
-    }
-}
-
-/// The single-order placement of `first-fit`, `greedy-size`, `best-fit` and
-/// `best-of` beside the plain scan it replaced, for the tests that hold the two to
-/// the same offsets (`tests/fast_greedy.rs`); not part of the API.
-#[doc(hidden)]
-pub mod reference {
-    pub use super::fit::{greedy_order, place_in_order, place_in_order_scan};
-    pub use super::split::{place_split_at, step as split_step};
-    pub use super::Fit;
-    use super::{best_fit, fit, PackOptions, Strategy};
-    use crate::liveness::Buffer;
-
-    /// `first-fit`, `greedy-size` or `best-fit` placed by the plain scan; None
-    /// for the other strategies.
-    pub fn pack_scan(
-        strategy: Strategy,
-        buffers: &[Buffer],
-        opts: PackOptions,
-    ) -> Option<Vec<u64>> {
-        let place = fit::place_in_order_scan;
-        match strategy {
-            Strategy::FirstFit => Some(fit::first_fit(buffers, opts, place)),
-            Strategy::GreedySize => Some(fit::greedy_size(buffers, opts, place)),
-            Strategy::BestFit => Some(best_fit::pack(buffers, opts, place)),
-            _ => None,
-        }
     }
 }
 

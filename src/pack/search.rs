@@ -6,6 +6,10 @@
 //! [`minimise`]). The plan is proven optimal when its peak is the lower bound or the
 //! capacity one byte below it was proven infeasible. An instance too large for
 //! the exact search (see [`SIZE_LIMIT`]) gets `best-of` with the whole budget.
+//!
+//! Why one file: the start, the capacities tried in turn ([`minimise`] and its
+//! helper) and the proof of a plan share one budget and the best plan so far; the
+//! exact search itself lives in `canon`. The tests are the last 110 lines.
 
 use super::best_of::{self, Start};
 use super::budget::Budget;
@@ -493,7 +497,7 @@ mod tests {
             let mut budget = Budget::work(10_000_000);
             let (lo, hi) = minimise(&problem, align, bound, stacked, &mut budget, |fit, _| {
                 let offsets = problem.offsets_by_buffer(&fit, buffers.len());
-                super::super::peak(&buffers, &offsets)
+                crate::pack::peak(&buffers, &offsets)
             });
             assert_eq!(hi, least, "case {case}: unit {unit}, align {align}");
             // proven exactly there: not short of it, nor past it (a claim that
@@ -520,7 +524,7 @@ mod tests {
             let (problem, bound, stacked) = problem_of(&buffers, align);
             let peak_of = |fit: &[u64]| {
                 let offsets = problem.offsets_by_buffer(fit, buffers.len());
-                super::super::peak(&buffers, &offsets)
+                crate::pack::peak(&buffers, &offsets)
             };
             let mut turns = Budget::work(10_000_000);
             let expected = minimise(&problem, align, bound, stacked, &mut turns, |fit, _| {

@@ -16,6 +16,7 @@ mod axes;
 mod boxes;
 mod gantt;
 mod interference;
+mod kept;
 mod legend;
 mod lesson;
 mod levels;

@@ -5,7 +5,7 @@
 //! their colours already blended onto white, and each is at least one pixel wide and
 //! high so that no tensor vanishes at any zoom.
 
-use super::time_address::Kept;
+use crate::kept::Kept;
 use plotters::style::RGBColor;
 
 /// `width` x `height` pixels, four bytes (RGBA) each, row by row from the top.

@@ -1,7 +1,7 @@
 //! The parts of ONNX's `ModelProto` that memory planning needs, decoded from the
 //! wire format. Field numbers follow `onnx.proto`; unknown fields are skipped.
 
-use super::super::protobuf::{bytes, fields, int, push_floats, push_ints, text, Wire};
+use crate::protobuf::{bytes, fields, int, push_floats, push_ints, text, Wire};
 use memplan::error::Error;
 
 const F: &str = "onnx";

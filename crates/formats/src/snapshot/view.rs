@@ -51,7 +51,7 @@ impl Snapshot {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Block, Frame, Segment, Snapshot};
+    use crate::snapshot::{Block, Frame, Segment, Snapshot};
 
     fn block(addr: u64, size: u64, start: u32, end: u32, stack: Option<u32>) -> Block {
         Block {

@@ -2,7 +2,7 @@
 //! (`Operator` field 3 holds its type, field 4 the table), read field by field
 //! with the defaults of `schema.fbs`.
 
-use super::super::flatbuf::Table;
+use crate::flatbuf::Table;
 use memplan::error::Error;
 
 /// Largest rank an option or a shape rule reads or gives.

@@ -1,7 +1,8 @@
 //! Problem 2 on a grid of products: the reload bound (see the parent module's
 //! documentation, "the reload bound").
 
-use super::{all_reach, fills, find_products, Dag};
+use super::dag::{all_reach, Dag};
+use super::products::{fills, find_products};
 use crate::case::{BufferId, Case};
 use std::collections::HashSet;
 
@@ -166,7 +167,7 @@ pub(super) fn grid(case: &Case, dag: &Dag) -> Option<Grid> {
 /// The least count `n` of segments in which the grid's products fit when each
 /// segment has `t` A/B arrivals and all segments together `arrivals_c` C
 /// arrivals: the first `n` with both `4 P^2 <= (S + t)^2 n (n c0 + X)` and
-/// `P <= K (n c0 + X)` (see the module).
+/// `P <= K (n c0 + X)` (see the `bounds` module).
 fn least_segments(g: &Grid, t: u64, arrivals_c: u64) -> u64 {
     let p = u128::from(g.products);
     let width = u128::from(g.slots + t);
@@ -215,7 +216,7 @@ fn least_reloads(g: &Grid, a: u64) -> u64 {
 }
 
 /// The reload bound of a grid: the least, over the counts `a` of C spills, of
-/// `a` C spills plus the A/B reloads they leave (see the module).
+/// `a` C spills plus the A/B reloads they leave (see the `bounds` module).
 pub(super) fn reload_movement(g: &Grid) -> u64 {
     if g.products == 0 || g.slots == 0 || g.per_c_tile == 0 || g.c_reload == 0 {
         return 0;

@@ -4,8 +4,8 @@
 //! time and no pipe; SPILL_IN runs on MTE2 and SPILL_OUT on MTE3 for `2 * size + 150`
 //! cycles (a SPILL_OUT of a COPY_IN buffer takes none).
 
-use super::super::case::{Case, Node, NodeId, Pipe};
-use super::super::movement::spill::NpuPlan;
+use crate::case::{Case, Node, NodeId, Pipe};
+use crate::movement::spill::NpuPlan;
 
 /// Cycles of a spill transfer of `size` units.
 pub fn spill_cycles(size: u64) -> u64 {

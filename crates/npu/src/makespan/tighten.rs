@@ -6,9 +6,9 @@
 //! and always runs the node that can start earliest on its pipe (ties to the old
 //! position); ALLOC and FREE go as soon as they are ready.
 
-use super::super::case::{Case, Pipe};
-use super::super::movement::spill::NpuPlan;
 use super::pipes::{costs, dependencies, simulate};
+use crate::case::{Case, Pipe};
+use crate::movement::spill::NpuPlan;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 

@@ -1,6 +1,6 @@
 //! Problem 2: offsets and spills with the least extra data movement.
 //!
-//! - `spill.rs`: the allocator, which places and spills along a given order;
+//! - `spill/`: the allocator, which places and spills along a given order;
 //! - `tasks/`: orders searched at the level of tasks against a fast spill model;
 //! - `respill.rs`: op orders searched against the allocator itself.
 

@@ -13,10 +13,10 @@
 //! nodes of every order placed (taken over or not), so the result does not
 //! depend on the machine.
 
-use super::super::case::{Case, NodeId};
-use super::super::makespan::pipes::simulate;
-use super::super::residency::reorder::{pick_move, OpOrder};
 use super::spill::{place_reusing, NpuPlan, Scratch, SpillOptions};
+use crate::case::{Case, NodeId};
+use crate::makespan::pipes::simulate;
+use crate::residency::reorder::{pick_move, OpOrder};
 use memplan::rng::Rng;
 
 /// Plans taken on the way for Problem 3 (the search walks plateaus of equal

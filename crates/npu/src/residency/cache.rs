@@ -1,9 +1,9 @@
 //! A capacity model for scheduling: which buffers of each capacity-bound level are
 //! resident, evicting the least recently used when room is needed. It ignores
 //! addresses (fragmentation) and only estimates what a schedule will spill; the
-//! allocator in `spill.rs` places the real offsets afterwards.
+//! allocator in `spill/` places the real offsets afterwards.
 
-use super::super::case::{BufferId, Case, LevelId};
+use crate::case::{BufferId, Case, LevelId};
 
 pub struct Cache {
     capacity: Vec<u64>,

@@ -9,8 +9,8 @@ use super::{
     chart_on, draw_boxes, frame, level_line, mesh_and_boxes, paint_boxes, pixel_size, pool_colour,
     Affine, Bounds, Boxes, Chart, Extent, Frame, View, YAxis, BOUND, INK, PEAK,
 };
+use crate::kept::Slot;
 use memplan::plan::{Placement, Plan};
-pub(crate) use pixels::Kept;
 use pixels::{Painter, Pixels, NAME_HEIGHT, ROOMY};
 use plotters::coord::ranged1d::Ranged;
 use plotters::coord::types::RangedCoordf64;
@@ -59,35 +59,6 @@ pub struct StepIndex {
 
 /// The number of step indexes made so far.
 static INDEXES: AtomicU64 = AtomicU64::new(0);
-
-/// What drawing needs of a tensor, packed and in drawing order so that a loop over a
-/// million of them reads memory in sequence.
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    start: u32,
-    end: u32,
-    offset: u64,
-    size: u64,
-    /// Colour number: the pool, or another key the index was made with.
-    pool: u32,
-    id: u32,
-    /// Position in the plan's tensors.
-    index: u32,
-}
-
-impl Slot {
-    fn of(index: usize, t: &Placement) -> Slot {
-        Slot {
-            start: t.start,
-            end: t.end,
-            offset: t.offset,
-            size: t.size,
-            pool: t.pool,
-            id: t.id,
-            index: index as u32,
-        }
-    }
-}
 
 impl StepIndex {
     /// The index of `plan`, tensors coloured by pool.

@@ -7,9 +7,10 @@
 //! origin, and every box is cut to it in pixels. Moving the window by whole pixels
 //! moves every box by as many, so after a pan the raster's pixels are shifted and
 //! only the strips that came into view are painted: the same pixels as painting the
-//! new window afresh (`tests/charts.rs` holds the two to each other).
+//! new window afresh (`tests/painting.rs` holds the two to each other).
 
-use super::{Paint, Slot, StepIndex};
+use super::{Paint, StepIndex};
+use crate::kept::{Kept, Key, Slot};
 use crate::raster::{on_white, Raster};
 use crate::style::{pool_colour, GRID, PALETTE};
 use crate::{View, Window};
@@ -188,30 +189,6 @@ impl Edges {
             raster.fill((left, top), (right, bottom), colour);
         }
     }
-}
-
-/// What a raster of this chart holds beyond its pixels: how they were painted, so
-/// that the next paint can tell whether it may shift them rather than start over.
-#[derive(Clone, Debug)]
-pub(crate) struct Kept {
-    key: Key,
-    origin: (i32, i32),
-    /// The tensors whose names may fit in their boxes, and the chosen one.
-    named: Vec<Slot>,
-}
-
-/// Everything but the window's origin that a painted raster depends on.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Key {
-    index: u64,
-    size: (u32, u32),
-    plot: (i32, i32, i32, i32),
-    per_step: u64,
-    per_byte: u64,
-    /// Bytes between grid lines.
-    grid: u64,
-    scale: u64,
-    highlight: Option<u64>,
 }
 
 /// Paints tensors' boxes with the colours, edges and the naming rule of one view.

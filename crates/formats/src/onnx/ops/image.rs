@@ -149,8 +149,8 @@ fn max_unpool(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::*;
     use super::*;
+    use crate::onnx::ops::testing::*;
 
     #[test]
     fn grids_follow_their_size() {

@@ -404,9 +404,9 @@ fn relative_position_bias(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::*;
     use super::*;
     use crate::onnx::dtype::FLOAT16;
+    use crate::onnx::ops::testing::*;
     use crate::onnx::shape::{Data, Info};
 
     #[test]

@@ -1,6 +1,9 @@
 //! Ops whose sizes depend on values (`NonZero`, `Unique`, `NonMaxSuppression`
 //! ...), string ops, optionals, `ai.onnx.ml` models and
 //! `ai.onnx.preview.training` optimisers.
+//!
+//! Why one file: each family here is a handful of short handlers, too few to
+//! stand alone; the code is 360 lines, the tests (the last 145) the rest.
 
 use super::layout::data_dependent;
 use super::{Ctx, Registry, ML, ONNX, TRAINING};
@@ -360,8 +363,8 @@ fn gradient(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::*;
     use super::*;
+    use crate::onnx::ops::testing::*;
     use crate::onnx::shape::{Data, Info};
 
     #[test]
@@ -418,7 +421,7 @@ mod tests {
             vec![2]
         );
         let err = run(compress, &n, 11, &[t(&[3, 2]), t(&[3])]).unwrap_err();
-        assert!(err.starts_with(super::super::DATA_DEPENDENT), "{err}");
+        assert!(err.starts_with(crate::onnx::ops::DATA_DEPENDENT), "{err}");
         let n = node("NonZero", vec![], 1);
         assert_eq!(
             run(non_zero, &n, 13, &[cond]).unwrap(),

@@ -20,6 +20,7 @@
 
 mod control;
 mod elementwise;
+mod families;
 mod image;
 mod layout;
 mod microsoft;
@@ -32,10 +33,11 @@ mod sequence;
 #[cfg(test)]
 mod testing;
 
+pub use families::{lookup, registry};
+
 use super::proto::{Attribute, Graph, Node};
 use super::shape::{Data, Info, Out};
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 /// Domains, as nodes name them (`""` is the default `ai.onnx`).
 pub const ONNX: &str = "";
@@ -109,37 +111,6 @@ impl Registry {
         v.sort_unstable();
         v
     }
-}
-
-/// The registry, built once.
-pub fn registry() -> &'static Registry {
-    static REGISTRY: OnceLock<Registry> = OnceLock::new();
-    REGISTRY.get_or_init(|| {
-        let mut r = Registry::default();
-        elementwise::register(&mut r);
-        layout::register(&mut r);
-        nn::register(&mut r);
-        image::register(&mut r);
-        reduce::register(&mut r);
-        rnn::register(&mut r);
-        quant::register(&mut r);
-        microsoft::register(&mut r);
-        misc::register(&mut r);
-        control::register(&mut r);
-        sequence::register(&mut r);
-        r
-    })
-}
-
-/// The handler of `domain`/`op`; onnxruntime also accepts standard ops under
-/// `com.microsoft`, so that domain falls back to the default one.
-pub fn lookup(domain: &str, op: &str) -> Option<Handler> {
-    let r = registry();
-    let d = if domain == "ai.onnx" { "" } else { domain };
-    r.map
-        .get(&(d, op))
-        .or_else(|| (d == MS).then(|| r.map.get(&("", op))).flatten())
-        .copied()
 }
 
 /// Ends the reason of a handler that needs an input's value: `(input N)` before

@@ -309,9 +309,9 @@ fn matmul_fpq4(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::*;
     use super::*;
     use crate::onnx::dtype::INT8;
+    use crate::onnx::ops::testing::*;
 
     #[test]
     fn qlinear_conv_reads_the_weight_at_input_3() {

@@ -346,8 +346,8 @@ fn mel_weight_matrix(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::*;
     use super::*;
+    use crate::onnx::ops::testing::*;
     use crate::onnx::proto::Attribute;
 
     #[test]

@@ -88,8 +88,8 @@ fn dynamic_quantize_lstm(c: &Ctx) -> Result<Out, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::*;
     use super::*;
+    use crate::onnx::ops::testing::*;
 
     #[test]
     fn hidden_size_comes_from_the_recurrence_weight() {

@@ -8,7 +8,7 @@
 //! most with the previous group, adding each time the task that scores best with
 //! the group so far. Only buffers of several tasks count.
 
-use super::super::super::case::BufferId;
+use crate::case::BufferId;
 use std::cmp::Reverse;
 
 /// First tasks tried for each group.

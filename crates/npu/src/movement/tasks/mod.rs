@@ -15,10 +15,10 @@
 //! flattened in emission order, replayed with furthest-next-use eviction at the
 //! levels' capacities (no addresses). Simulated annealing over the permutation
 //! (`anneal.rs`: swaps, moves, reversals) with a deterministic random sequence and
-//! a budget in replayed accesses; the allocator of `movement/spill.rs` judges the
+//! a budget in replayed accesses; the allocator of `movement/spill` judges the
 //! orders it returns.
 
-use super::super::case::{BufferId, Case, Node, NodeId};
+use crate::case::{BufferId, Case, Node, NodeId};
 use crate::deps::{node_deps, NodeDeps};
 use replay::{replay, Scratch};
 use resume::Replay;
@@ -412,9 +412,9 @@ impl<'a> Tasks<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::residency::schedule::{list_schedule, Priority};
-    use super::super::super::tiled::tiled_matmul;
     use super::*;
+    use crate::residency::schedule::{list_schedule, Priority};
+    use crate::tiled::tiled_matmul;
 
     /// Tasks run side by side take their accesses merged by distance to the sink,
     /// then base position, ties to the earlier task of the group: a stable sort of

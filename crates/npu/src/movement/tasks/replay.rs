@@ -1,7 +1,7 @@
 //! The spill model of the task search: an access sequence replayed at the levels'
 //! capacities with furthest-next-use eviction, counting the data it moves.
 
-use super::super::super::case::{BufferId, Case};
+use crate::case::{BufferId, Case};
 
 /// Data moved replaying `seq` with furthest-next-use eviction at `capacity`; a
 /// buffer leaves for good after its last access.
@@ -178,9 +178,9 @@ impl Scratch {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::super::super::super::case::default_levels;
-    use super::super::super::super::tiled::CaseBuilder;
     use super::*;
+    use crate::case::default_levels;
+    use crate::tiled::CaseBuilder;
     use memplan::rng::Rng;
 
     /// The data a furthest-next-use replay moves, computed the slow way: the next

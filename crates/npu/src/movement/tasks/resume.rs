@@ -11,9 +11,14 @@
 //! group). After the span the accesses are the current order's: once the state
 //! before a group equals the current order's there (the same residents; next uses
 //! and data seen follow), the rest moves what it moved before.
+//!
+//! Why one file: [`Replay`] is one incremental replay; where it resumes, what it
+//! keeps per group and when it rejoins the kept order are one invariant (the state
+//! before a group equals a full replay's there), split apart they could only be
+//! read together. The tests, last 110 lines, hold it to the full replay.
 
-use super::super::super::case::{BufferId, Case};
 use super::replay::{entry, furthest, leave, Buffer, NOT_RESIDENT};
+use crate::case::{BufferId, Case};
 
 /// The current order's sequence and replay, kept for the orders tried after it.
 pub(super) struct Replay {
@@ -544,8 +549,8 @@ const NONE: u32 = u32::MAX;
 
 #[cfg(test)]
 mod tests {
-    use super::super::replay::tests::{random_case, slow_replay, slow_states};
     use super::*;
+    use crate::movement::tasks::replay::tests::{random_case, slow_replay, slow_states};
     use memplan::rng::Rng;
 
     #[test]

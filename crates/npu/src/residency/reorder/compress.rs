@@ -2,9 +2,9 @@
 //! dependencies within a span moves across that step, so that a buffer live there
 //! no longer is.
 
-use super::super::super::case::{BufferId, NodeId};
 use super::live::Live;
 use super::OpOrder;
+use crate::case::{BufferId, NodeId};
 use memplan::rng::Rng;
 
 /// One compression in this many moves a single op (with its closure) rather than

@@ -1,9 +1,9 @@
 //! The cost side of the residency search: live bytes (or buffers) per op position,
 //! kept up to date over the span a move touches.
 
-use super::super::super::case::{BufferId, Case};
-use super::super::schedule::{counted_levels, single_levels};
 use super::{Cost, OpOrder};
+use crate::case::{BufferId, Case};
+use crate::residency::schedule::{counted_levels, single_levels};
 
 /// Live bytes of the counted levels and live buffers of the single-buffer levels per
 /// op position, kept up to date as blocks slide.
@@ -226,8 +226,8 @@ impl Live {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{pick_move, OpOrder};
     use super::Live;
+    use crate::residency::reorder::{pick_move, OpOrder};
     use crate::residency::schedule::{list_schedule, Priority};
     use crate::tiled::tiled_matmul;
     use memplan::rng::Rng;

@@ -22,7 +22,7 @@
 //! steps (`live.rs`). The search itself is in `search.rs`; this file holds the
 //! order and its block moves, which problem 2's allocator search reuses.
 
-use super::super::case::{BufferId, Case, Node, NodeId};
+use crate::case::{BufferId, Case, Node, NodeId};
 use crate::deps::node_deps;
 use memplan::rng::Rng;
 

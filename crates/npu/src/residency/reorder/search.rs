@@ -2,9 +2,9 @@
 //! when the cost does not rise (or, by an annealing schedule, when they add steps
 //! at the same peak), the best order found kept.
 
-use super::super::super::case::BufferId;
 use super::live::Live;
 use super::{pick_move, Cost, OpOrder};
+use crate::case::BufferId;
 use memplan::rng::Rng;
 
 /// Starting temperature of the residency search, in steps at the peak.
