@@ -6,9 +6,10 @@
 //! tables as markdown instead: the ratio per graph and strategy, the summary,
 //! then every plan.
 
+use crate::case;
+use crate::common::{files_in, load};
 use crate::flags::BenchArgs;
 use crate::table::{cells, print_markdown, Table};
-use crate::{case, files_in, load};
 use memplan::{check, Plan, Strategy};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -3,9 +3,9 @@
 //! `--markdown` prints the table as markdown.
 
 use super::file_source::FileSource;
+use crate::common::{exit_code, files_in};
 use crate::flags::{BenchImportArgs, Common};
 use crate::table::{cells, Table};
-use crate::{exit_code, files_in};
 use memplan_formats as formats;
 use memplan_formats::source::Source;
 use std::alloc::{GlobalAlloc, Layout, System};

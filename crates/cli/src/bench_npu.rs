@@ -7,7 +7,7 @@
 //! tables as markdown.
 
 use crate::case::{self, load_case};
-use crate::files_in;
+use crate::common::files_in;
 use crate::flags::{BenchNpuArgs, NpuCommon};
 use crate::table::{cells, print_markdown, Table};
 use memplan_npu::bounds::Bounds;

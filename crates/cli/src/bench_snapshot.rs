@@ -7,8 +7,8 @@
 
 use super::bench_import::measured;
 use super::snapshot;
+use crate::common::{exit_code, files_in};
 use crate::flags::BenchSnapshotArgs;
-use crate::{exit_code, files_in};
 use memplan_formats::format_size;
 use std::path::Path;
 use std::process::ExitCode;

@@ -1,8 +1,8 @@
 //! NPU case files: which files are cases (`memplan-formats` decides from the
 //! content, or from the name of a CSV pair) and reading them.
 
+use crate::common::read_file;
 use crate::file_source::FileSource;
-use crate::read_file;
 use memplan::Error;
 use memplan_formats::npu::{csv_case_name, csv_edges_name, read_csv, read_json};
 use memplan_npu::case::{default_levels, Case, Level};

@@ -1,8 +1,9 @@
 //! `memplan check FILE PLAN.json`: checks a plan written by `plan --json` against
 //! the graph.
 
+use crate::common::{exit_code, load, read_file};
 use crate::flags::CheckArgs;
-use crate::{exit_code, load, read_file, report};
+use crate::report;
 use std::process::ExitCode;
 
 pub fn run(args: CheckArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {

@@ -4,8 +4,8 @@
 //! `index.html` whose `memplan-demo` meta names the view it opens first. Any static
 //! host serves DIR as it is; the page's "Download demo" writes the same files.
 
+use crate::common::load;
 use crate::flags::{Common, DemoArgs};
-use crate::load;
 use memplan_formats as formats;
 use std::path::{Component, Path};
 use std::process::ExitCode;

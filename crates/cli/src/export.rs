@@ -3,8 +3,9 @@
 //! lifetime on the graph's order, so other planners can be run on it); an NPU case
 //! as contest JSON.
 
+use crate::case;
+use crate::common::{load, write_file};
 use crate::flags::ExportArgs;
-use crate::{case, load, write_file};
 use memplan_formats as formats;
 use std::process::ExitCode;
 

@@ -8,6 +8,7 @@ mod bench_npu;
 mod bench_snapshot;
 mod case;
 mod check;
+mod common;
 mod demo;
 mod export;
 mod file_source;
@@ -21,9 +22,8 @@ mod snapshot;
 mod table;
 
 use flags::{Command, USAGE};
-use memplan::{Error, Graph, Strategy};
-use memplan_formats::{self as formats, Format, ReadOptions};
-use std::path::{Path, PathBuf};
+use memplan::Strategy;
+use memplan_formats as formats;
 use std::process::ExitCode;
 
 #[global_allocator]
@@ -100,64 +100,4 @@ fn onnx_ops() -> ExitCode {
         println!("{d} ({}): {}", names.len(), names.join(" "));
     }
     ExitCode::SUCCESS
-}
-
-/// Success, or 1 when a plan, check or result was invalid.
-pub(crate) fn exit_code(valid: bool) -> ExitCode {
-    if valid {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
-}
-
-/// Writes `contents` to `path`; the error names the file.
-pub(crate) fn write_file(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> Result<(), String> {
-    let path = path.as_ref();
-    std::fs::write(path, contents).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-/// The files named, and those of the directories named that `keep` accepts (each
-/// directory's sorted), for the bench commands.
-pub(crate) fn files_in(
-    inputs: &[PathBuf],
-    keep: impl Fn(&Path) -> bool,
-) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    for input in inputs {
-        if !input.is_dir() {
-            files.push(input.clone());
-            continue;
-        }
-        let mut found: Vec<PathBuf> = std::fs::read_dir(input)
-            .map_err(|e| format!("cannot read {}: {e}", input.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| keep(p))
-            .collect();
-        found.sort();
-        files.extend(found);
-    }
-    Ok(files)
-}
-
-pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
-    let meta = std::fs::metadata(path)
-        .map_err(|e| Error::usage(format!("cannot read {}: {e}", path.display())))?;
-    if meta.len() > formats::MAX_INPUT_BYTES as u64 {
-        return Err(Error::limit(
-            format!("the size of {}", path.display()),
-            meta.len(),
-            formats::MAX_INPUT_BYTES as u64,
-        ));
-    }
-    std::fs::read(path).map_err(|e| Error::usage(format!("cannot read {}: {e}", path.display())))
-}
-
-/// Reads and parses one graph file (an ONNX model by ranges, without its
-/// weights); errors name the file.
-fn load(path: &Path, format: Option<Format>, read: &ReadOptions) -> Result<Graph, Error> {
-    let src = file_source::FileSource::open(path)?;
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("graph");
-    formats::read_source(&src, format, stem, read)
-        .map_err(|e| Error::usage(format!("{}: {e}", path.display())))
 }

@@ -3,8 +3,8 @@
 //! and prints each result beside its lower bound (`memplan_npu::bounds`).
 
 use crate::case::load_case;
+use crate::common::{exit_code, write_file};
 use crate::flags::{MatmulArgs, NpuArgs};
-use crate::{exit_code, write_file};
 use memplan_formats::contest::{ContestFile, ContestFiles};
 use memplan_npu::bounds::Bounds;
 use memplan_npu::case::Case;

@@ -2,8 +2,8 @@
 //! result files of one case with the independent NPU checker.
 
 use crate::case::load_case;
+use crate::common::read_file;
 use crate::flags::NpuCheckArgs;
-use crate::read_file;
 use memplan::Error;
 use memplan_formats::contest::{
     parse_memory, parse_schedule, parse_spills, ContestFile, ContestFiles,
@@ -23,7 +23,7 @@ pub fn run(args: NpuCheckArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let files = read_results(&args.dir, &case.name, args.problem)?;
     let report = check_npu(&case, args.problem, &files);
     print!("{}", render(&case, args.problem, &report));
-    Ok(crate::exit_code(report.valid))
+    Ok(crate::common::exit_code(report.valid))
 }
 
 /// Reads `DIR/<case>_schedule.txt`, the memory file for problems 2 and 3, and the

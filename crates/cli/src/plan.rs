@@ -1,9 +1,10 @@
 //! `memplan plan FILE`: plans one graph (or a PyTorch snapshot's blocks), checks
 //! the plan and prints the report, as text or as the JSON `check` reads.
 
+use crate::common::{exit_code, load, write_file};
 use crate::flags::{Common, PlanArgs};
 use crate::report::{self, NestedReport};
-use crate::{exit_code, load, snapshot, write_file};
+use crate::snapshot;
 use memplan::order::OrderKind;
 use memplan::{Analysis, Graph, Options, Plan, PlanReport};
 use memplan_formats::Format;

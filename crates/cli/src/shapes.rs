@@ -61,7 +61,7 @@ pub fn run(args: ShapesArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     };
     match args.json.as_deref() {
         Some("-") => println!("{}", serde_json::to_string_pretty(&doc)?),
-        Some(path) => crate::write_file(path, serde_json::to_string_pretty(&doc)? + "\n")?,
+        Some(path) => crate::common::write_file(path, serde_json::to_string_pretty(&doc)? + "\n")?,
         None => print_table(&doc),
     }
     Ok(ExitCode::SUCCESS)
