@@ -7,7 +7,7 @@
 //! origin, and every box is cut to it in pixels. Moving the window by whole pixels
 //! moves every box by as many, so after a pan the raster's pixels are shifted and
 //! only the strips that came into view are painted: the same pixels as painting the
-//! new window afresh (`tests/charts.rs` holds the two to each other).
+//! new window afresh (`tests/painting.rs` holds the two to each other).
 
 use super::{Paint, StepIndex};
 use crate::kept::{Kept, Key, Slot};
