@@ -20,6 +20,10 @@
 //! such a hole takes nothing with bytes, and the gaps that fit and the top stay
 //! exactly those of the true union (an empty buffer can go into such a hole, so
 //! with one the ranges merge only when they touch).
+//!
+//! Why one file: it is one data structure, the segment tree and its merged range
+//! sets, whose insert and query share the canonical-node walk above; the tests
+//! are the last 25 lines.
 
 use super::align_up;
 use super::Fit;

@@ -6,6 +6,10 @@
 //! [`minimise`]). The plan is proven optimal when its peak is the lower bound or the
 //! capacity one byte below it was proven infeasible. An instance too large for
 //! the exact search (see [`SIZE_LIMIT`]) gets `best-of` with the whole budget.
+//!
+//! Why one file: the start, the capacities tried in turn ([`minimise`] and its
+//! helper) and the proof of a plan share one budget and the best plan so far; the
+//! exact search itself lives in `canon`. The tests are the last 110 lines.
 
 use super::best_of::{self, Start};
 use super::budget::Budget;

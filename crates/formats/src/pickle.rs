@@ -17,6 +17,11 @@
 //! A length is never trusted: the buffer grows only with bytes actually read, so
 //! a string claiming 2^60 bytes ends in "truncated", not in an allocation; a memo
 //! index is checked against the bytes read (each PUT costs at least one).
+//!
+//! Why one file: the opcode machine (`Machine`, two thirds of it) and the input it
+//! reads, the tree it builds and the refusals it names are one reader; each opcode
+//! reads and writes the same stack, memo and arena, and no part is used without
+//! the others.
 
 use memplan::error::Error;
 use std::io::Read;

@@ -2,6 +2,11 @@
 //! public cases (results of the solvers, checked by the independent checker, and
 //! the published and best known numbers), on generated tiled matmuls, and on
 //! random small cases whose Problem 1 optimum is found by trying every order.
+//!
+//! Why one file: every test holds one claim, bound <= a valid result, over its own
+//! source of cases, most through the shared `valid` (which runs the checker) and
+//! `assert_under`; each section is short, and a file per source would repeat those
+//! helpers for tests of a few dozen lines.
 
 use memplan_formats::npu::read_json;
 use memplan_npu::bounds::{makespan_bound, makespan_bound_any, movement_bound, p1_bound, Bounds};

@@ -1,6 +1,10 @@
 //! From the pickle's tree to a [`Snapshot`]: one pass over the chosen device's
 //! trace for the blocks, with the segments rebuilt first (`segments.rs`) so that
 //! each block finds the segment it lies in.
+//!
+//! Why one file: the rebuild is one pass over the trace (`Builder`) fed by the
+//! records the pickle reader folds each entry into (`Records`); the two share the
+//! entry's layout and the limits on what a snapshot may make the reader hold.
 
 use super::entry::{Action, Entry, NO_FRAMES};
 use super::segments::{self, Final, Live, Pieces};

@@ -9,6 +9,11 @@
 //! lowest id. An op may open a new L0 buffer only when its level is empty and every
 //! user of that buffer could then run without waiting on a level held elsewhere:
 //! this keeps the one-per-level rule from deadlocking.
+//!
+//! Why one file: the list scheduler is one loop over one `State` (the ready ops,
+//! the holders of the one-buffer levels, the cached growths and the ranking it
+//! keeps up to date); its methods are the steps of that loop and share its
+//! invariants. The tests are the last 90 lines.
 
 use super::cache::Cache;
 use crate::case::{BufferId, Case, LevelId, Node, NodeId};

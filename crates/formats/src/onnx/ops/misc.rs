@@ -1,6 +1,9 @@
 //! Ops whose sizes depend on values (`NonZero`, `Unique`, `NonMaxSuppression`
 //! ...), string ops, optionals, `ai.onnx.ml` models and
 //! `ai.onnx.preview.training` optimisers.
+//!
+//! Why one file: each family here is a handful of short handlers, too few to
+//! stand alone; the code is 360 lines, the tests (the last 145) the rest.
 
 use super::layout::data_dependent;
 use super::{Ctx, Registry, ML, ONNX, TRAINING};

@@ -11,6 +11,11 @@
 //! group). After the span the accesses are the current order's: once the state
 //! before a group equals the current order's there (the same residents; next uses
 //! and data seen follow), the rest moves what it moved before.
+//!
+//! Why one file: [`Replay`] is one incremental replay; where it resumes, what it
+//! keeps per group and when it rejoins the kept order are one invariant (the state
+//! before a group equals a full replay's there), split apart they could only be
+//! read together. The tests, last 110 lines, hold it to the full replay.
 
 use super::replay::{entry, furthest, leave, Buffer, NOT_RESIDENT};
 use crate::case::{BufferId, Case};
