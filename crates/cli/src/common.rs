@@ -44,10 +44,10 @@ pub fn files_in(inputs: &[PathBuf], keep: impl Fn(&Path) -> bool) -> Result<Vec<
     Ok(files)
 }
 
+/// The bytes of `path`, refused past the size memplan reads (`MAX_INPUT_BYTES`).
 pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
     let meta = std::fs::metadata(path)
         .map_err(|e| Error::usage(format!("cannot read {}: {e}", path.display())))?;
-/// The bytes of `path`, refused past the size memplan reads (`MAX_INPUT_BYTES`).
     if meta.len() > formats::MAX_INPUT_BYTES as u64 {
         return Err(Error::limit(
             format!("the size of {}", path.display()),
