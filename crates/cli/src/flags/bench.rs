@@ -3,7 +3,7 @@
 //! corpus when none is named) and `--markdown`.
 
 use super::npu::NpuCommon;
-use super::{Common, Parser, Result};
+use super::{Common, Parser, Result, Token};
 use memplan::Strategy;
 use std::path::PathBuf;
 
@@ -14,8 +14,7 @@ pub(crate) struct BenchArgs {
     pub(crate) common: Common,
     /// The strategies named, by default every one.
     pub(crate) strategies: Vec<Strategy>,
-    /// `--markdown`: the tables as Markdown (the printing is the bench's own change).
-    #[allow(dead_code)]
+    /// `--markdown`: the tables as Markdown.
     pub(crate) markdown: bool,
 }
 
@@ -55,24 +54,14 @@ pub(crate) struct BenchNpuArgs {
     /// The cases and folders named, by default the corpus's NPU cases.
     pub(crate) inputs: Vec<PathBuf>,
     pub(crate) common: NpuCommon,
-    /// `--markdown`: the tables as Markdown (the printing is the bench's own change).
-    #[allow(dead_code)]
+    /// `--markdown`: the tables as Markdown.
     pub(crate) markdown: bool,
 }
 
 impl BenchNpuArgs {
     pub(super) fn parse(p: &mut Parser) -> Result<BenchNpuArgs> {
-        let (mut common, mut inputs, mut markdown) = (NpuCommon::default(), Vec::new(), false);
-        p.each(|p, arg| {
-            if common.take(arg, p)? {
-                return Ok(true);
-            }
-            match arg.long() {
-                Some("markdown") => markdown = true,
-                _ => return Ok(arg.push(&mut inputs, usize::MAX)),
-            }
-            Ok(true)
-        })?;
+        let mut common = NpuCommon::default();
+        let (inputs, markdown) = inputs_and_markdown(p, |arg, p| common.take(arg, p))?;
         Ok(BenchNpuArgs {
             inputs: or_default(inputs, &["../shared/corpus/npu"]),
             common,
@@ -86,30 +75,40 @@ pub(crate) struct BenchImportArgs {
     /// The models and folders named, by default the corpus's models.
     pub(crate) inputs: Vec<PathBuf>,
     pub(crate) common: Common,
-    /// `--markdown`: the table as Markdown (the printing is the bench's own change).
-    #[allow(dead_code)]
+    /// `--markdown`: the table as Markdown.
     pub(crate) markdown: bool,
 }
 
 impl BenchImportArgs {
     pub(super) fn parse(p: &mut Parser) -> Result<BenchImportArgs> {
-        let (mut common, mut inputs, mut markdown) = (Common::default(), Vec::new(), false);
-        p.each(|p, arg| {
-            if common.take(arg, p)? {
-                return Ok(true);
-            }
-            match arg.long() {
-                Some("markdown") => markdown = true,
-                _ => return Ok(arg.push(&mut inputs, usize::MAX)),
-            }
-            Ok(true)
-        })?;
+        let mut common = Common::default();
+        let (inputs, markdown) = inputs_and_markdown(p, |arg, p| common.take(arg, p))?;
         Ok(BenchImportArgs {
             inputs: or_default(inputs, &["../shared/corpus/models"]),
             common,
             markdown,
         })
     }
+}
+
+/// The files and folders named and `--markdown`, every other flag offered to
+/// `take` (a subcommand's shared flags) first.
+fn inputs_and_markdown(
+    p: &mut Parser,
+    mut take: impl FnMut(&Token, &mut Parser) -> Result<bool>,
+) -> Result<(Vec<PathBuf>, bool)> {
+    let (mut inputs, mut markdown) = (Vec::new(), false);
+    p.each(|p, arg| {
+        if take(arg, p)? {
+            return Ok(true);
+        }
+        match arg.long() {
+            Some("markdown") => markdown = true,
+            _ => return Ok(arg.push(&mut inputs, usize::MAX)),
+        }
+        Ok(true)
+    })?;
+    Ok((inputs, markdown))
 }
 
 /// `memplan bench-snapshot [DIR|SNAPSHOT...] ...`.
