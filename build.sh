@@ -50,7 +50,7 @@ for module in page worker models npu snapshot; do
     echo "built www/pkg/memplan_$module ($(stat -c %s "www/pkg/memplan_${module}_bg.wasm") bytes of wasm)"
 done
 
-corpus=${CORPUS:-../shared/corpus}
+corpus=${CORPUS:-${MEMPLAN_CORPUS:-../shared/corpus}}
 gallery=(
     npu/FlashAttention_Case0.json
     graphs/light_squeezenet.json

@@ -10,9 +10,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ROOT, check, results } from './harness.mjs';
+import { CORPUS, ROOT, check, haveCorpus, results, skipped } from './harness.mjs';
 
-const SHARED = join(ROOT, '../shared/corpus');
+const SHARED = CORPUS;
 const BUDGET_MS = 50;
 const INPUTS = [
   'examples/transformer_layer.json',
@@ -62,7 +62,8 @@ async function main() {
   check('both builds list the same strategies', JSON.stringify(builds.models.strategies()) === JSON.stringify(builds.worker.strategies()));
   for (const file of INPUTS) {
     if (!existsSync(file)) {
-      check(`${file} is there to compare`, false, 'missing: the shared corpus is needed');
+      if (haveCorpus()) check(`${file} is there to compare`, false, 'missing from the shared corpus');
+      else skipped(basename(file), `the shared corpus is absent at ${CORPUS}`);
       continue;
     }
     const bytes = readFileSync(file);
@@ -88,7 +89,7 @@ async function main() {
   }
   let refused = '';
   try {
-    new builds.worker.Session(readFileSync(INPUTS.find((f) => f.endsWith('.onnx'))), 'model.onnx');
+    new builds.worker.Session(readFileSync(join(ROOT, 'tests/data/reshape100.onnx')), 'model.onnx');
   } catch (e) {
     refused = e.message;
   }

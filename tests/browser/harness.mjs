@@ -3,7 +3,7 @@
 
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,16 +19,30 @@ const ARGS = [
 export const results = { passed: 0, failed: 0 };
 
 /** The shared corpus, beside the repository. */
-export const CORPUS = resolve(ROOT, '..', 'shared', 'corpus');
+/** The shared corpus: $MEMPLAN_CORPUS, else ../shared/corpus beside the repository. */
+export const CORPUS = process.env.MEMPLAN_CORPUS ? resolve(ROOT, process.env.MEMPLAN_CORPUS) : resolve(ROOT, '..', 'shared', 'corpus');
+
+/** Says that part of a test is skipped and why: on stdout, and as a line of the file $MEMPLAN_SKIPS names (./test.sh counts them). */
+export function skipped(what, why) {
+  const line = `${basename(process.argv[1] ?? 'browser')}: ${what}: ${why}`;
+  console.log(`SKIPPED ${line}`);
+  if (process.env.MEMPLAN_SKIPS) appendFileSync(process.env.MEMPLAN_SKIPS, `${line}\n`);
+}
+
+/** Whether the shared corpus is here; in CI its absence ends the test as a failure. */
+export function haveCorpus() {
+  if (existsSync(CORPUS)) return true;
+  if (process.env.CI) {
+    console.error(`the shared corpus is missing at ${CORPUS} (required in CI; set MEMPLAN_CORPUS=DIR)`);
+    process.exit(1);
+  }
+  return false;
+}
 
 /** Ends a test that needs the shared corpus when it is missing: a failure in CI, a skip (said so) elsewhere. */
 export function requireCorpus() {
-  if (existsSync(CORPUS)) return;
-  if (process.env.CI) {
-    console.error(`the shared corpus is missing at ${CORPUS} (required in CI)`);
-    process.exit(1);
-  }
-  console.log(`SKIPPED: the shared corpus is missing at ${CORPUS}`);
+  if (haveCorpus()) return;
+  skipped('every check', `the shared corpus is absent at ${CORPUS}`);
   process.exit(0);
 }
 

@@ -3,7 +3,9 @@
 // drawn from the first plan while the worker still solves, change when a better plan
 // arrives, and Stop keeps a valid plan on show. No timing is asserted.
 
-import { canvasInk, check, openPage, plain, settled, text, visible, withBrowser } from './harness.mjs';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, canvasInk, check, openPage, plain, requireCorpus, settled, text, visible, withBrowser } from './harness.mjs';
 
 const LEVEL = 'level-0';
 
@@ -23,6 +25,9 @@ async function shown(page) {
 }
 
 const busy = (page) => page.evaluate(() => document.body.dataset.busy === 'true');
+
+// FlashAttention_Case0 is the gallery's copy from the corpus (./build.sh)
+if (!existsSync(join(ROOT, 'www/gallery/FlashAttention_Case0.json'))) requireCorpus();
 
 await withBrowser(async (context, url) => {
   const { page, problems } = await openPage(context, url);

@@ -8,7 +8,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { CORPUS, ROOT, canvasInk, check, scanTooltips, settled, text, visible, watch, withBrowser } from './harness.mjs';
+import { CORPUS, ROOT, canvasInk, check, haveCorpus, scanTooltips, settled, skipped, text, visible, watch, withBrowser } from './harness.mjs';
 
 const OOM = join(CORPUS, 'torch/gpt2_oom.pickle');
 const LONG = join(CORPUS, 'torch/llama_generate_long.pickle');
@@ -171,12 +171,12 @@ async function large(page) {
   console.log(`llama_generate_long.pickle (75 MB): drawn ${seconds.toFixed(1)} s after it was chosen; slowest page round trip during the load ${Math.max(...waits)} ms, slowest click ${Math.max(...clicks)} ms`);
 }
 
-const corpus = existsSync(OOM) && existsSync(LONG);
-if (!corpus && process.env.CI) {
-  console.error(`the shared corpus's snapshots are missing at ${join(CORPUS, 'torch')} (required in CI)`);
+const corpus = haveCorpus();
+if (corpus && !(existsSync(OOM) && existsSync(LONG))) {
+  console.error(`the shared corpus's snapshots are missing at ${join(CORPUS, 'torch')}`);
   process.exit(1);
 }
-if (!corpus) console.log(`NOTE: the shared corpus is missing at ${CORPUS}: checking the repo's mlp_train.pickle.gz only (gpt2_oom and llama_generate_long are SKIPPED)`);
+if (!corpus) skipped('gpt2_oom and llama_generate_long (the repo\'s mlp_train.pickle.gz stands in)', `the shared corpus is absent at ${CORPUS}`);
 
 withBrowser(async (context, url) => {
   const problems = [];

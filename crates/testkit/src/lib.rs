@@ -37,39 +37,80 @@ pub fn graph(tensors: &[(&str, u64)], ops: &[(&str, &[u32], &[u32])]) -> Graph {
     Graph::new("test".into(), tensors, ops).expect("valid test graph")
 }
 
-/// The shared corpus directory `sub`, or `None` (with a message) when it is absent
-/// outside CI. In CI (`CI` set) a missing corpus fails the test.
+/// Where the shared corpus is: `MEMPLAN_CORPUS`, else `../shared/corpus` beside
+/// the workspace.
+pub fn corpus_root() -> PathBuf {
+    match std::env::var_os("MEMPLAN_CORPUS") {
+        Some(dir) => root().join(dir),
+        None => root().join("../shared/corpus"),
+    }
+}
+
+/// The shared corpus's folder `sub`, or `None` when the corpus is absent: the
+/// test then skips, with one line on stderr and one in the file `MEMPLAN_SKIPS`
+/// names (which `./test.sh` counts for its summary). In CI (`CI` set) an absent
+/// corpus fails the test, and so does a corpus without `sub` anywhere.
 pub fn corpus_dir(sub: &str) -> Option<PathBuf> {
-    let dir = root().join("../shared/corpus").join(sub);
+    let corpus = corpus_root();
+    let dir = corpus.join(sub);
     if dir.is_dir() {
         return Some(dir);
     }
-    if std::env::var_os("CI").is_some() {
+    if std::env::var_os("CI").is_some() || corpus.is_dir() {
         panic!(
-            "the shared corpus is missing at {} (required in CI)",
+            "the shared corpus is missing at {} (required in CI; set MEMPLAN_CORPUS=DIR)",
             dir.display()
         );
     }
-    eprintln!("SKIPPED: the shared corpus is missing at {}", dir.display());
+    skipped(&format!(
+        "the shared corpus is absent at {}",
+        corpus.display()
+    ));
     None
 }
 
-/// The `ext` files of the shared corpus's `sub`, sorted, at least `at_least` of
-/// them: the test needs them, so a missing corpus fails it (no skipping).
-pub fn required_corpus(sub: &str, ext: &str, at_least: usize) -> Vec<PathBuf> {
-    let dir = root().join("../shared/corpus").join(sub);
-    assert!(
-        dir.is_dir(),
-        "the shared corpus is missing at {} (this test needs it)",
-        dir.display()
-    );
+/// The `ext` files of the corpus's folder `sub`, sorted, at least `at_least` of
+/// them (fewer fails the test: the corpus is not what it should be); `None` when
+/// the corpus is absent, as [`corpus_dir`].
+pub fn corpus_files(sub: &str, ext: &str, at_least: usize) -> Option<Vec<PathBuf>> {
+    let dir = corpus_dir(sub)?;
     let found = files(&dir, ext);
     assert!(
         found.len() >= at_least,
         "expected at least {at_least} files in {sub}, found {}",
         found.len()
     );
-    found
+    Some(found)
+}
+
+/// Says that the running test skips and why: on stderr, and as a line of the
+/// file `MEMPLAN_SKIPS` names when it is set.
+pub fn skipped(why: &str) {
+    let exe = std::env::current_exe().ok();
+    let binary = exe
+        .as_deref()
+        .and_then(|p| p.file_stem())
+        .map(|s| {
+            s.to_string_lossy()
+                .split('-')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .unwrap_or_default();
+    let thread = std::thread::current();
+    let line = format!("{binary}::{}: {why}", thread.name().unwrap_or("test"));
+    eprintln!("SKIPPED {line}");
+    if let Some(log) = std::env::var_os("MEMPLAN_SKIPS") {
+        use std::io::Write;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log);
+        if let Ok(mut file) = file {
+            let _ = writeln!(file, "{line}");
+        }
+    }
 }
 
 /// A file read as a graph, its format detected.
