@@ -4,6 +4,7 @@
 # is there; the committed examples need nothing).
 #   ./build.sh          build
 #   ./build.sh serve    build, then serve the repo root on 127.0.0.1:${PORT:-8000}
+#   ./build.sh tools    only install what the build needs (./test.sh runs it first)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -25,6 +26,9 @@ fi
 # binaryen releases (Debian's 108) write wasm that the browser rejects.
 if [[ ! -x node_modules/.bin/wasm-opt ]]; then
     npm ci --no-audit --no-fund
+fi
+if [[ "${1:-}" == "tools" ]]; then
+    exit 0
 fi
 
 # [profile.wasm-release] (Cargo.toml): release, linked whole, sized down but for the core

@@ -39,7 +39,8 @@ fi
 if [[ ! -d node_modules/playwright-core ]]; then
     npm ci --no-audit --no-fund
 fi
-# (build.sh installs the wasm-bindgen CLI at the version pinned in Cargo.lock.)
+# the wasm-bindgen CLI at the version pinned in Cargo.lock, and npm's wasm-opt
+./build.sh tools || need "the wasm build's tools did not install (see above): cargo install wasm-bindgen-cli at Cargo.lock's version"
 
 echo "== cargo test"
 cargo test --release
