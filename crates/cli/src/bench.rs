@@ -33,9 +33,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             let skipped = "skipped: an NPU case (see `memplan npu`)";
             let name = file_name(file);
             let text = format!("{name:<46} {skipped}");
-            table.row(cells(&[&name, "", "", "", "", "", "", "", skipped]), || {
-                text
-            });
+            table.row_said(cells(&[&name, "", "", "", "", "", "", "", skipped]), &text);
             continue;
         }
         bench_file(file, &args, &mut totals, &mut table)?;
@@ -84,12 +82,15 @@ fn header(capacity: Option<u64>, markdown: bool) -> Table {
         "plan ms",
         last,
     ];
-    Table::new(markdown, &head, || {
-        format!(
-            "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8} {:>9} {:>10}  {}",
-            head[0], head[1], head[2], head[3], head[4], head[5], head[6], head[7], head[8]
-        )
-    })
+    Table::new(markdown, &head, plan_line)
+}
+
+/// A plan's row as the terminal shows it.
+fn plan_line(row: &[String]) -> String {
+    format!(
+        "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8} {:>9} {:>10}  {}",
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8]
+    )
 }
 
 /// Reads and analyses one graph, then plans it with each strategy: a row each.
@@ -116,7 +117,7 @@ fn bench_file(
         let ok = check::check(&graph, &plan).is_empty();
         totals.invalid += usize::from(!ok);
         // against the bound of the graph's own order, also for `reorder`
-        let ratio = ratio(plan.peak_bytes, analysis.liveness.lower_bound);
+        let ratio = ratio(plan.peak_bytes, bound);
         totals.ratios[k].push(ratio);
         let status = status(&plan, capacity, &mut totals.fits[k]);
         let status = if over {
@@ -128,7 +129,7 @@ fn bench_file(
             let (name, n) = (file_name(file), plan.tensors.len().to_string());
             totals.graphs.push([name, n, bound.to_string()]);
         }
-        let row = vec![
+        table.row(vec![
             file_name(file),
             plan.tensors.len().to_string(),
             bound.to_string(),
@@ -138,12 +139,7 @@ fn bench_file(
             format!("{analyse_ms:.1}"),
             format!("{pack_ms:.2}"),
             format!("{status}{}", if ok { "" } else { "  INVALID" }),
-        ];
-        let text = format!(
-            "{:<46} {:>7} {:>12} {:<12} {:>12} {:>8} {:>9} {:>10}  {}",
-            row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8]
-        );
-        table.row(row, || text);
+        ]);
     }
     Ok(())
 }

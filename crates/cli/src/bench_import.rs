@@ -84,18 +84,21 @@ pub fn run(args: BenchImportArgs) -> Result<ExitCode, Box<dyn std::error::Error>
         "import ms",
         "peak heap MB",
     ];
-    let mut table = Table::new(args.markdown, &head, || {
-        format!(
-            "{:<36} {:>8} {:>6} {:>7} {:>6} {:>10} {:>12}",
-            head[0], head[1], head[2], head[3], head[4], head[5], head[6]
-        )
-    });
+    let mut table = Table::new(args.markdown, &head, model_line);
     let mut failed = 0;
     for file in &files {
         failed += usize::from(!bench_file(file, &args.common, &mut table)?);
     }
     table.finish();
     Ok(exit_code(failed == 0))
+}
+
+/// A model's row as the terminal shows it.
+fn model_line(row: &[String]) -> String {
+    format!(
+        "{:<36} {:>8} {:>6} {:>7} {:>6} {:>10} {:>12}",
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6]
+    )
 }
 
 /// Imports one model [`RUNS`] times and prints its row, or the import's error;
@@ -120,7 +123,7 @@ fn bench_file(file: &Path, common: &Common, table: &mut Table) -> Result<bool, m
     times.sort_by(f64::total_cmp);
     match last.expect("at least one run") {
         Ok(g) => {
-            let row = vec![
+            table.row(vec![
                 name,
                 format!("{:.2}", src.size() as f64 / 1e6),
                 g.ops.len().to_string(),
@@ -128,18 +131,13 @@ fn bench_file(file: &Path, common: &Common, table: &mut Table) -> Result<bool, m
                 g.subgraphs.len().to_string(),
                 format!("{:.2}", times[RUNS / 2]),
                 format!("{:.2}", peak as f64 / 1e6),
-            ];
-            let text = format!(
-                "{:<36} {:>8} {:>6} {:>7} {:>6} {:>10} {:>12}",
-                row[0], row[1], row[2], row[3], row[4], row[5], row[6]
-            );
-            table.row(row, || text);
+            ]);
             Ok(true)
         }
         Err(e) => {
             let error = format!("error: {e}");
             let text = format!("{name:<36} {error}");
-            table.row(cells(&[&name, "", "", "", "", "", &error]), || text);
+            table.row_said(cells(&[&name, "", "", "", "", "", &error]), &text);
             Ok(false)
         }
     }

@@ -46,15 +46,13 @@ pub fn run(args: BenchNpuArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "time P1/P2b/P2/P3 s",
         "check",
     ];
-    let mut main = Table::new(args.markdown, &head, || row_text(&cells(&head)));
+    let mut main = Table::new(args.markdown, &head, row_text);
     let mut tables = Tables::default();
     for file in files_in(&args.inputs, is_case_file)? {
         let case = load_case(&file, args.common.levels.clone())?;
         let results = solve_all(&case, &args.common)?;
         tables.invalid += results.rows.iter().filter(|(_, _, ok)| !*ok).count();
-        let row = main_row(&case, &results, &published_for(&file));
-        let text = row_text(&row);
-        main.row(row, || text);
+        main.row(main_row(&case, &results, &published_for(&file)));
         tables.first_rows.push(first_row(&case, &results));
         tables.bound_rows.push(bound_row(&case, &results));
     }

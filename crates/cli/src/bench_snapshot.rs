@@ -9,6 +9,7 @@ use super::bench_import::measured;
 use super::snapshot;
 use crate::common::{exit_code, files_in};
 use crate::flags::BenchSnapshotArgs;
+use crate::table::Table;
 use memplan_formats::format_size;
 use std::path::Path;
 use std::process::ExitCode;
@@ -18,39 +19,37 @@ pub fn run(args: BenchSnapshotArgs) -> Result<ExitCode, Box<dyn std::error::Erro
         let name = p.to_string_lossy();
         name.ends_with(".pickle") || name.ends_with(".pickle.gz")
     })?;
-    print_header(args.markdown);
+    let mut table = Table::new(args.markdown, &HEAD, snapshot_line);
     let mut failed = 0;
     for file in &files {
-        failed += usize::from(!bench_file(file, &args)?);
+        failed += usize::from(!bench_file(file, &args, &mut table)?);
     }
+    table.finish();
     Ok(exit_code(failed == 0))
 }
 
-fn print_header(markdown: bool) {
-    let header = [
-        "snapshot",
-        "MB",
-        "entries",
-        "blocks",
-        "open s",
-        "open heap MB",
-        "open RSS MB",
-        "live peak",
-        "reserved peak",
-        "plan",
-        "plan / live",
-        "plan s",
-    ]
-    .map(String::from);
-    row(&header, markdown);
-    if markdown {
-        println!("|---|{}", "---:|".repeat(header.len() - 1));
-    }
-}
+const HEAD: [&str; 12] = [
+    "snapshot",
+    "MB",
+    "entries",
+    "blocks",
+    "open s",
+    "open heap MB",
+    "open RSS MB",
+    "live peak",
+    "reserved peak",
+    "plan",
+    "plan / live",
+    "plan s",
+];
 
 /// Opens and plans one snapshot and prints its row, or the error that it cannot
 /// be opened; false when it cannot or its plan is invalid.
-fn bench_file(file: &Path, args: &BenchSnapshotArgs) -> Result<bool, memplan::Error> {
+fn bench_file(
+    file: &Path,
+    args: &BenchSnapshotArgs,
+    table: &mut Table,
+) -> Result<bool, memplan::Error> {
     let common = &args.common;
     let name = file
         .file_name()
@@ -63,7 +62,10 @@ fn bench_file(file: &Path, args: &BenchSnapshotArgs) -> Result<bool, memplan::Er
     let snap = match snap {
         Ok(s) => s,
         Err(e) => {
-            println!("{e}");
+            let error = e.to_string();
+            let mut row = vec![String::new(); HEAD.len()];
+            (row[0], row[HEAD.len() - 1]) = (name, error.clone());
+            table.row_said(row, &error);
             return Ok(false);
         }
     };
@@ -76,7 +78,7 @@ fn bench_file(file: &Path, args: &BenchSnapshotArgs) -> Result<bool, memplan::Er
         measured(|| snapshot::plan(snap, stem, args.strategy, common, budget_ms));
     let p = planned?;
     let f = &p.summary.figures;
-    let cells = [
+    table.row(vec![
         name,
         format!("{:.1}", size as f64 / 1e6),
         f.steps.to_string(),
@@ -89,17 +91,12 @@ fn bench_file(file: &Path, args: &BenchSnapshotArgs) -> Result<bool, memplan::Er
         format_size(p.summary.plan_peak) + if p.report.valid { "" } else { " INVALID" },
         format!("{:.4}x", p.summary.plan_ratio),
         format!("{:.2}", plan_ms / 1e3),
-    ];
-    row(&cells, args.markdown);
+    ]);
     Ok(p.report.valid)
 }
 
-/// One row of the table: markdown, or columns aligned for a terminal.
-fn row(cells: &[String], markdown: bool) {
-    if markdown {
-        println!("| {} |", cells.join(" | "));
-        return;
-    }
+/// A snapshot's row as the terminal shows it: columns aligned.
+fn snapshot_line(cells: &[String]) -> String {
     let widths = [30, 7, 8, 7, 7, 12, 11, 11, 13, 11, 11, 7];
     let line: Vec<String> = (cells.iter().zip(widths).enumerate())
         .map(|(i, (c, w))| {
@@ -110,7 +107,7 @@ fn row(cells: &[String], markdown: bool) {
             }
         })
         .collect();
-    println!("{}", line.join(" "));
+    line.join(" ")
 }
 
 /// Resets the process's peak resident memory (Linux: `/proc/self/clear_refs`).

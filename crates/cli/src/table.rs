@@ -5,20 +5,24 @@
 /// One table of a bench command.
 pub struct Table {
     markdown: bool,
+    /// A row as the terminal shows it.
+    line: fn(&[String]) -> String,
     /// With `--markdown`: the header, then every row so far.
     rows: Vec<Vec<String>>,
 }
 
 impl Table {
-    /// A table with header `head`, whose terminal line `text` is printed now
-    /// unless the table is markdown.
-    pub fn new(markdown: bool, head: &[&str], text: impl FnOnce() -> String) -> Table {
+    /// A table with header `head` and terminal lines made by `line`; the header's
+    /// line is printed now unless the table is markdown.
+    pub fn new(markdown: bool, head: &[&str], line: fn(&[String]) -> String) -> Table {
+        let head = cells(head);
         if !markdown {
-            println!("{}", text());
+            println!("{}", line(&head));
         }
         Table {
             markdown,
-            rows: vec![cells(head)],
+            line,
+            rows: vec![head],
         }
     }
 
@@ -26,12 +30,26 @@ impl Table {
         self.markdown
     }
 
-    /// A row: its cells, and its terminal line (printed now unless markdown).
-    pub fn row(&mut self, cells: Vec<String>, text: impl FnOnce() -> String) {
+    /// A row, printed now unless markdown.
+    pub fn row(&mut self, cells: Vec<String>) {
+        if !self.markdown {
+            println!("{}", (self.line)(&cells));
+        }
+        self.keep(cells);
+    }
+
+    /// A row whose terminal line is `text` rather than its cells aligned (a file
+    /// skipped or failed, said in words).
+    pub fn row_said(&mut self, cells: Vec<String>, text: &str) {
+        if !self.markdown {
+            println!("{text}");
+        }
+        self.keep(cells);
+    }
+
+    fn keep(&mut self, cells: Vec<String>) {
         if self.markdown {
             self.rows.push(cells);
-        } else {
-            println!("{}", text());
         }
     }
 
