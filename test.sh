@@ -27,9 +27,6 @@ need() { echo "test.sh: $1" >&2; exit 1; }
 command -v cargo >/dev/null || need "cargo is missing: install Rust from https://rustup.rs"
 command -v node >/dev/null || need "node is missing: install Node.js 18 or later (apt-get install -y nodejs npm)"
 command -v npm >/dev/null || need "npm is missing: install it (apt-get install -y npm)"
-if ! rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
-    rustup target add wasm32-unknown-unknown || need "the wasm32-unknown-unknown target is missing: rustup target add wasm32-unknown-unknown"
-fi
 if [[ ! -x /usr/bin/chromium ]]; then
     if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
@@ -39,8 +36,8 @@ fi
 if [[ ! -d node_modules/playwright-core ]]; then
     npm ci --no-audit --no-fund
 fi
-# the wasm-bindgen CLI at the version pinned in Cargo.lock, and npm's wasm-opt
-./build.sh tools || need "the wasm build's tools did not install (see above): cargo install wasm-bindgen-cli at Cargo.lock's version"
+# the wasm target, the wasm-bindgen CLI at the version pinned in Cargo.lock, npm's wasm-opt
+./build.sh tools || need "the wasm build's tools did not install (see above)"
 
 echo "== cargo test"
 cargo test --release
