@@ -10,17 +10,16 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { CORPUS, ROOT, check, haveCorpus, results, skipped } from './harness.mjs';
+import { CORPUS, ROOT, check, corpusFileMissing, results } from './harness.mjs';
 
-const SHARED = CORPUS;
 const BUDGET_MS = 50;
 const INPUTS = [
   'examples/transformer_layer.json',
-  join(SHARED, 'graphs/light_squeezenet.json'),
-  join(SHARED, 'graphs/hand_recrop.json'),
-  join(SHARED, 'minimalloc/A.1048576.csv'),
-  join(SHARED, 'tflite/hand_recrop.tflite'),
-  join(SHARED, 'onnx/light_squeezenet.onnx'),
+  join(CORPUS, 'graphs/light_squeezenet.json'),
+  join(CORPUS, 'graphs/hand_recrop.json'),
+  join(CORPUS, 'minimalloc/A.1048576.csv'),
+  join(CORPUS, 'tflite/hand_recrop.tflite'),
+  join(CORPUS, 'onnx/light_squeezenet.onnx'),
 ].map((f) => (f.startsWith('/') ? f : join(ROOT, f)));
 
 /** The fields both builds produce, as canonical text (big sizes kept exact). */
@@ -62,8 +61,7 @@ async function main() {
   check('both builds list the same strategies', JSON.stringify(builds.models.strategies()) === JSON.stringify(builds.worker.strategies()));
   for (const file of INPUTS) {
     if (!existsSync(file)) {
-      if (haveCorpus()) check(`${file} is there to compare`, false, 'missing from the shared corpus');
-      else skipped(basename(file), `the shared corpus is absent at ${CORPUS}`);
+      corpusFileMissing(basename(file), `${file} is there to compare`);
       continue;
     }
     const bytes = readFileSync(file);

@@ -22,11 +22,17 @@ export const results = { passed: 0, failed: 0 };
 /** The shared corpus: $MEMPLAN_CORPUS, else ../shared/corpus beside the repository. */
 export const CORPUS = process.env.MEMPLAN_CORPUS ? resolve(ROOT, process.env.MEMPLAN_CORPUS) : resolve(ROOT, '..', 'shared', 'corpus');
 
-/** Says that part of a test is skipped and why: on stdout, and as a line of the file $MEMPLAN_SKIPS names (./test.sh counts them). */
-export function skipped(what, why) {
-  const line = `${basename(process.argv[1] ?? 'browser')}: ${what}: ${why}`;
+/** Says that `what` is skipped for want of the corpus: on stdout, and as a line of the file $MEMPLAN_SKIPS names (./test.sh counts them). */
+export function skipped(what) {
+  const line = `${basename(process.argv[1] ?? 'browser')}: ${what}: the shared corpus is absent at ${CORPUS}`;
   console.log(`SKIPPED ${line}`);
   if (process.env.MEMPLAN_SKIPS) appendFileSync(process.env.MEMPLAN_SKIPS, `${line}\n`);
+}
+
+/** A file the corpus gives (directly or through build.sh's copies) is not there: check `name` fails when the corpus is here, else `what` is skipped. */
+export function corpusFileMissing(what, name) {
+  if (haveCorpus()) check(name, false);
+  else skipped(what);
 }
 
 /** Whether the shared corpus is here; in CI its absence ends the test as a failure. */
@@ -42,7 +48,7 @@ export function haveCorpus() {
 /** Ends a test that needs the shared corpus when it is missing: a failure in CI, a skip (said so) elsewhere. */
 export function requireCorpus() {
   if (haveCorpus()) return;
-  skipped('every check', `the shared corpus is absent at ${CORPUS}`);
+  skipped('every check');
   process.exit(0);
 }
 

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CORPUS, ROOT, canvasInk, check, haveCorpus, settled, skipped, text, watch, withBrowser, HOSTILE_GRAPH } from './harness.mjs';
+import { ROOT, canvasInk, check, corpusFileMissing, settled, text, watch, withBrowser, HOSTILE_GRAPH } from './harness.mjs';
 
 const SEED = 'examples/transformer_layer.json';
 
@@ -190,20 +190,16 @@ async function large(page, url) {
     await at(page, 'colour', 10);
     const ink = await canvasInk(page, 'learn-graph');
     check('SqueezeNet: the interference graph is summarised (text, no nodes)', ink.share > 0.003 && ink.share < 0.1, JSON.stringify(ink));
-  } else if (haveCorpus()) {
-    check('SqueezeNet: www/gallery/light_squeezenet.json was copied by build.sh', false);
   } else {
-    skipped('SqueezeNet\'s lesson', `the shared corpus is absent at ${CORPUS}`);
+    corpusFileMissing('SqueezeNet\'s lesson', 'SqueezeNet: www/gallery/light_squeezenet.json was copied by build.sh');
   }
   if (existsSync(join(ROOT, 'www/gallery/A.1048576.csv'))) {
     await page.goto(`${url}?example=minimalloc-a&view=learn`);
     await settled(page);
     await page.waitForFunction(() => document.getElementById('learn-title').textContent.includes('cannot be walked'));
     check('MiniMalloc A: the lesson is declined in words', (await text(page, 'learn-title')).includes('steps in a lesson'));
-  } else if (haveCorpus()) {
-    check('MiniMalloc A: www/gallery/A.1048576.csv was copied by build.sh', false);
   } else {
-    skipped('MiniMalloc A\'s lesson', `the shared corpus is absent at ${CORPUS}`);
+    corpusFileMissing('MiniMalloc A\'s lesson', 'MiniMalloc A: www/gallery/A.1048576.csv was copied by build.sh');
   }
 }
 

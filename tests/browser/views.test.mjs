@@ -7,8 +7,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  CORPUS, ROOT, canvasInk, check, clickAt, cli, haveCorpus, plain, scanTooltips, settled, skipped, text, visible, watch,
-  withBrowser,
+  ROOT, canvasInk, check, clickAt, cli, corpusFileMissing, plain, scanTooltips, settled, text, visible, watch, withBrowser,
 } from './harness.mjs';
 import { GALLERY } from '../../www/gallery.js';
 
@@ -66,8 +65,7 @@ async function gallery(page, url, missing) {
   for (const entry of GALLERY) {
     if (missing.includes(entry.url)) {
       // build.sh copies these from the corpus: without it they cannot open
-      if (haveCorpus()) check(`gallery ${entry.id}: ${entry.url} was copied by build.sh`, false);
-      else skipped(`gallery ${entry.id}`, `the shared corpus is absent at ${CORPUS}`);
+      corpusFileMissing(`gallery ${entry.id}`, `gallery ${entry.id}: ${entry.url} was copied by build.sh`);
       continue;
     }
     await openExample(page, entry.id);
@@ -439,7 +437,7 @@ withBrowser(async (context, url) => {
     await npuCompare(page);
     await exports(page);
   } else {
-    skipped('the NPU comparison and exports (FlashAttention_Case0)', `the shared corpus is absent at ${CORPUS}`);
+    corpusFileMissing('the NPU comparison and exports (FlashAttention_Case0)', 'gallery FlashAttention_Case0.json was copied by build.sh');
   }
   await hostileExports(page);
   await colourBy(page);
