@@ -8,7 +8,7 @@ use crate::snapshot;
 use memplan::order::OrderKind;
 use memplan::{Analysis, Graph, Options, Plan, PlanReport};
 use memplan_formats::Format;
-use serde::Serialize;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Default `--budget` of `plan`, in milliseconds.
@@ -17,36 +17,105 @@ pub(crate) const PLAN_BUDGET_MS: u64 = 1000;
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 pub fn run(args: PlanArgs) -> Result<ExitCode> {
-    let common = &args.common;
-    if common.format.is_none_or(|f| f == Format::Snapshot) && snapshot::is_snapshot_file(&args.file)
-    {
-        return plan_snapshot(&args);
+    let outcome = outcome(&Input::Path(&args.file), &args)?;
+    if let Some(path) = &args.svg {
+        write_file(path, outcome.svg()?)?;
     }
-    let graph = load(&args.file, common.format, &common.read)?;
+    emit(args.json.as_deref(), &outcome.json, || outcome.text.clone())?;
+    Ok(exit_code(outcome.valid))
+}
+
+/// What `plan` reads: a file, or bytes held in memory (the Python package's).
+pub enum Input<'a> {
+    Path(&'a Path),
+    Bytes { data: &'a [u8], name: &'a str },
+}
+
+impl Input<'_> {
+    /// The graph's name when the file does not give one: the file's stem.
+    fn stem(&self, default: &'static str) -> String {
+        match self {
+            Input::Path(p) => p.file_stem().and_then(|s| s.to_str()).unwrap_or(default),
+            Input::Bytes { name, .. } => name,
+        }
+        .to_string()
+    }
+
+    fn is_snapshot(&self) -> bool {
+        match self {
+            Input::Path(p) => snapshot::is_snapshot_file(p),
+            Input::Bytes { data, .. } => memplan_formats::snapshot::is_snapshot(data),
+        }
+    }
+
+    fn graph(&self, common: &Common) -> std::result::Result<Graph, memplan::Error> {
+        match self {
+            Input::Path(p) => load(p, common.format, &common.read),
+            Input::Bytes { data, name } => {
+                memplan_formats::read_source(data, common.format, name, &common.read)
+            }
+        }
+    }
+}
+
+/// What `plan` found: the report as `--json` writes it and as text, the graph and
+/// its plan (for the checker and the charts), and the allocator's own layout when
+/// the input was a PyTorch snapshot.
+pub struct Outcome {
+    /// The JSON `--json` writes.
+    pub json: String,
+    pub text: String,
+    pub valid: bool,
+    pub graph: Graph,
+    pub report: PlanReport,
+    /// The snapshot's layout of the same blocks, drawn beside memplan's plan.
+    pub allocator_layout: Option<Plan>,
+}
+
+impl Outcome {
+    /// The chart `--svg` writes: time by address; for a snapshot, the allocator's
+    /// layout above memplan's plan.
+    pub fn svg(&self) -> std::result::Result<String, String> {
+        let (plan, profile) = (&self.report.plan, &self.report.profile);
+        match &self.allocator_layout {
+            Some(real) => memplan_render::svg_pair(real, plan, profile, 960, 1440),
+            None => memplan_render::svg(plan, profile, 960, 720),
+        }
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// Plans `input` as `args` say (its `file`, `--json`, `--svg` are not read).
+pub fn outcome(input: &Input, args: &PlanArgs) -> Result<Outcome> {
+    let common = &args.common;
+    if common.format.is_none_or(|f| f == Format::Snapshot) && input.is_snapshot() {
+        return snapshot_outcome(input, args);
+    }
+    let graph = input.graph(common)?;
     let analysis = memplan::analyse(&graph, &common.opts)?;
-    let (plan_report, nested) = search(&graph, &analysis, &args)?;
+    let (plan_report, nested) = search(&graph, &analysis, args)?;
     let plan = &plan_report.plan;
     let ordered = reordered(&graph, &analysis, plan, &common.opts)?;
-    if let Some(path) = &args.svg {
-        write_file(
-            path,
-            memplan_render::svg(plan, &plan_report.profile, 960, 720)?,
-        )?;
+    let json = serde_json::to_string_pretty(&report::plan_json(&graph, &plan_report, &nested))?;
+    let mut text = report::plan_text(&graph, plan, &plan_report.violations);
+    text += &search_text(&analysis, &ordered, plan, &common.opts);
+    if plan_report.over_budget {
+        text += &format!(
+            "budget       {} ms exceeded by more than a tenth: the whole greedy \
+             passes a search always makes (one; two for auto) take longer on this graph\n",
+            budget_ms(common)
+        );
     }
-    let doc = report::plan_json(&graph, &plan_report, &nested);
-    emit(args.json.as_deref(), &doc, || {
-        let mut text = report::plan_text(&graph, plan, &plan_report.violations);
-        text += &search_text(&analysis, &ordered, plan, &common.opts);
-        if plan_report.over_budget {
-            text += &format!(
-                "budget       {} ms exceeded by more than a tenth: the whole greedy \
-                 passes a search always makes (one; two for auto) take longer on this graph\n",
-                budget_ms(common)
-            );
-        }
-        text + &report::nested_text(&graph, &nested)
-    })?;
-    Ok(exit_code(plan_report.valid))
+    text += &report::nested_text(&graph, &nested);
+    drop(nested);
+    Ok(Outcome {
+        json,
+        text,
+        valid: plan_report.valid,
+        graph,
+        report: plan_report,
+        allocator_layout: None,
+    })
 }
 
 /// The `--budget`, or `plan`'s default.
@@ -94,13 +163,13 @@ fn reordered(graph: &Graph, analysis: &Analysis, plan: &Plan, opts: &Options) ->
     Ok(memplan::analyse(graph, &opts)?)
 }
 
-/// Prints the report: `--json -` the JSON `doc` alone; `--json OUT` writes it and
-/// prints `text`, as does no `--json`.
-fn emit(json: Option<&str>, doc: &impl Serialize, text: impl FnOnce() -> String) -> Result<()> {
-    match json {
-        Some("-") => println!("{}", serde_json::to_string_pretty(doc)?),
+/// Prints the report: `--json -` the JSON alone; `--json OUT` writes it and prints
+/// `text`, as does no `--json`.
+fn emit(to: Option<&str>, json: &str, text: impl FnOnce() -> String) -> Result<()> {
+    match to {
+        Some("-") => println!("{json}"),
         Some(path) => {
-            write_file(path, serde_json::to_string_pretty(doc)? + "\n")?;
+            write_file(path, format!("{json}\n"))?;
             print!("{}", text());
         }
         None => print!("{}", text()),
@@ -108,26 +177,31 @@ fn emit(json: Option<&str>, doc: &impl Serialize, text: impl FnOnce() -> String)
     Ok(())
 }
 
-/// `plan` on a PyTorch memory snapshot.
-fn plan_snapshot(args: &PlanArgs) -> Result<ExitCode> {
-    let (file, common) = (&args.file, &args.common);
-    let snap = snapshot::load(file, common.read.device)?;
-    let stem = file
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("snapshot");
-    let planned = snapshot::plan(snap, stem, args.strategy, common, budget_ms(common))?;
-    if let Some(path) = &args.svg {
-        // the allocator's real layout over memplan's plan of the same blocks
-        let (plan, profile) = (&planned.report.plan, &planned.report.profile);
-        let doc = memplan_render::svg_pair(&planned.snap.layout(plan), plan, profile, 960, 1440)?;
-        write_file(path, doc)?;
-    }
-    // the plan report as for any graph (a plan file `check` reads), and the snapshot's section
+/// `plan` on a PyTorch memory snapshot: the plan report as for any graph (a plan
+/// file `check` reads) with the snapshot's section.
+fn snapshot_outcome(input: &Input, args: &PlanArgs) -> Result<Outcome> {
+    let common = &args.common;
+    let snap = match input {
+        Input::Path(file) => snapshot::load(file, common.read.device)?,
+        Input::Bytes { data, .. } => {
+            memplan_formats::snapshot::read_stream(*data, common.read.device)?
+        }
+    };
+    let stem = input.stem("snapshot");
+    let planned = snapshot::plan(snap, &stem, args.strategy, common, budget_ms(common))?;
     let mut doc = serde_json::to_value(report::plan_json(&planned.graph, &planned.report, &[]))?;
     doc["snapshot"] = serde_json::to_value(&planned.summary)?;
-    emit(args.json.as_deref(), &doc, || snapshot::text(&planned))?;
-    Ok(exit_code(planned.report.valid))
+    let json = serde_json::to_string_pretty(&doc)?;
+    let text = snapshot::text(&planned);
+    let allocator_layout = Some(planned.snap.layout(&planned.report.plan));
+    Ok(Outcome {
+        json,
+        text,
+        valid: planned.report.valid,
+        graph: planned.graph,
+        report: planned.report,
+        allocator_layout,
+    })
 }
 
 /// What the searching strategies add to the report: proof, capacity, orders.

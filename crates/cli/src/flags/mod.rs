@@ -85,6 +85,12 @@ pub(crate) fn parse(args: lexopt::Parser) -> Result<Command> {
     })
 }
 
+/// The flags of `plan` alone, without its FILE (the Python package's options).
+pub(crate) fn plan_flags(flags: &[String]) -> Result<PlanArgs> {
+    let args = std::iter::once("-".to_string()).chain(flags.iter().cloned());
+    PlanArgs::parse(&mut Parser(lexopt::Parser::from_args(args)))
+}
+
 /// A command-line argument that no longer borrows the parser.
 pub(crate) enum Token {
     Short(char),
