@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: Rust unit, integration and property tests; the benchmark over the
 # shared corpus (it fails if any plan fails the checker); the wasm build and the
-# wasm API tests; the real-browser tests of the page in headless Chromium.
+# wasm API tests; the real-browser tests of the page in headless Chromium; the
+# Python package's wheel, installed into a fresh venv, and its pytest tests.
 #
 # The shared corpus (real models, MiniMalloc instances, NPU cases, PyTorch
 # snapshots) is looked for at $MEMPLAN_CORPUS, else ../shared/corpus. Without it,
@@ -27,6 +28,8 @@ need() { echo "test.sh: $1" >&2; exit 1; }
 command -v cargo >/dev/null || need "cargo is missing: install Rust from https://rustup.rs"
 command -v node >/dev/null || need "node is missing: install Node.js 18 or later (apt-get install -y nodejs npm)"
 command -v npm >/dev/null || need "npm is missing: install it (apt-get install -y npm)"
+python3 -c 'import venv, ensurepip' 2>/dev/null \
+    || need "python3 with venv is missing: install Python 3.9 or later (apt-get install -y python3-venv); the Python package is built and tested in a venv"
 if [[ ! -x /usr/bin/chromium ]]; then
     if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
@@ -66,6 +69,17 @@ for t in tests/browser/*.test.mjs; do
     echo "-- $t"
     node "$t"
 done
+
+echo "== Python package: the wheel, installed into a fresh venv, and its tests"
+py=target/python
+rm -rf "$py"
+python3 -m venv "$py/build"
+"$py/build/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.9,<2"
+"$py/build/bin/maturin" build --release --quiet -m crates/python/Cargo.toml --out "$py/wheels"
+python3 -m venv "$py/venv"
+"$py/venv/bin/pip" install --quiet --disable-pip-version-check "$py"/wheels/memplan-*.whl pytest
+echo "wheel: $(basename "$py"/wheels/memplan-*.whl), $(stat -c %s "$py"/wheels/memplan-*.whl) bytes"
+"$py/venv/bin/pytest" -q -p no:cacheprovider crates/python/tests
 
 skipped=$(sort -u "$MEMPLAN_SKIPS" | wc -l)
 if [[ $skipped -gt 0 ]]; then
