@@ -49,6 +49,8 @@ const LARGE_REPORT = 4 << 20;
 const FORMATS_HINT = 'memplan reads ONNX and TFLite models, its own JSON and text graphs, corpus JSON graphs, MiniMalloc CSV (id,lower,upper,size), NPU cases (contest JSON with Nodes and Edges) and PyTorch memory snapshots (.pickle or .pickle.gz).';
 const SNAPSHOT_HINT = 'memplan reads PyTorch memory snapshots as torch.cuda.memory._dump_snapshot writes them: a pickle of plain data (dicts, lists, numbers, strings), or that pickle gzipped. It never runs code from a pickle, so a pickle that asks to is refused.';
 
+/** The file a standalone page holds (`{ name, blob, view }`, set by www/standalone.js), or null in the served page. */
+const standalone = globalThis.memplanStandalone ?? null;
 let wasm = null;
 let planToken = 0;
 const state = {
@@ -338,7 +340,11 @@ function typedOptions() {
 /** Keeps the address bar on the current view, so that reloading or copying it reopens it. */
 function remember() {
   if (!state.origin?.link) return;
-  history.replaceState(null, '', viewUrl(location.href, currentView()));
+  try {
+    history.replaceState(null, '', viewUrl(location.href, currentView()));
+  } catch {
+    // a page whose address cannot change (an iframe's srcdoc, a data: URL): the view stays as it is
+  }
   sharing.refresh();
 }
 
@@ -415,6 +421,11 @@ function wireDrop() {
 function showStrategyAbout() {
   const s = state.strategies.find((s) => s.name === strategySelect.value);
   strategyAbout.textContent = s ? s.about : '';
+}
+
+/** In a standalone file, hides what needs the page's server: the gallery and the exercises (files beside the page), Share (a link to a file on this computer) and Download demo (the page's files). */
+function hideServerParts() {
+  for (const part of [galleryBox.closest('nav'), $('learn-exercises').closest('section'), $('share'), $('download-demo')]) part.hidden = true;
 }
 
 /** Loads the wasm module, wires the controls and opens what the URL asks for (or the first example). */
@@ -502,6 +513,13 @@ async function setup() {
   wireDrop();
   new ResizeObserver(() => charts.redraw()).observe(document.querySelector('main'));
 
+  if (standalone) {
+    // one self-contained file (www/standalone.js): its own file, with the view it was written with
+    hideServerParts();
+    await load(standalone.blob, standalone.name, { label: 'inlined in this file', link: null }, readView(`?${standalone.view}`));
+    document.body.dataset.ready = 'true';
+    return;
+  }
   // a demo bundle opens its own graph and view when the address names none
   const first = location.search === '' && location.hash === '' ? demoView(document) : null;
   const options = readView(first ?? location.search);

@@ -46,7 +46,8 @@ export function setup() {
 }
 
 function start() {
-  worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  // a standalone file (www/standalone.js) starts the worker from the files it holds
+  worker = globalThis.memplanStandalone?.startWorker() ?? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   worker.addEventListener('message', ({ data }) => {
     if (data.progress) note(data.id, data.progress);
     else if (data.fatal) restart(data.id, new Error(data.error));

@@ -41,7 +41,7 @@ pub(crate) fn run(args: DemoArgs) -> Result<ExitCode, Box<dyn std::error::Error>
 }
 
 /// The demo's file: an NPU case as contest JSON, any other input as memplan's JSON.
-fn demo_file(
+pub(crate) fn demo_file(
     file: &Path,
     common: &Common,
 ) -> Result<(&'static str, String), Box<dyn std::error::Error>> {
@@ -145,7 +145,7 @@ fn with_first_view(index: &str, view: &[(String, String)]) -> Result<String, Str
 }
 
 /// Percent-encodes what a query string value may not carry as it is.
-fn encode(text: &str) -> String {
+pub(crate) fn encode(text: &str) -> String {
     let mut out = String::new();
     for b in text.bytes() {
         if b.is_ascii_alphanumeric() || b"-_.~/:;,".contains(&b) {

@@ -16,6 +16,7 @@ mod demo;
 mod export;
 mod file_source;
 mod flags;
+mod html;
 mod npu;
 mod npu_check;
 mod plan;
@@ -59,6 +60,7 @@ fn run(command: Command) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Command::Shapes(args) => shapes::run(args),
         Command::Export(args) => export::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Html(args) => html::run(args),
         Command::Check(args) => check::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchNpu(args) => bench_npu::run(args),

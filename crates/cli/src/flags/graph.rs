@@ -148,6 +148,50 @@ impl DemoArgs {
     }
 }
 
+/// `memplan html FILE [--out OUT.html] ...`.
+pub(crate) struct HtmlArgs {
+    pub(crate) file: PathBuf,
+    pub(crate) common: Common,
+    /// `--out OUT.html`; FILE's stem and `.html` when absent.
+    pub(crate) out: Option<PathBuf>,
+    /// `--page DIR`, the built page (default `.`).
+    pub(crate) page: PathBuf,
+    /// The page options of `--strategy` and `--view`, in their order.
+    pub(crate) view: Vec<(String, String)>,
+}
+
+impl HtmlArgs {
+    pub(super) fn parse(p: &mut Parser) -> Result<HtmlArgs> {
+        let (mut common, mut file, mut out) = (Common::default(), None, None);
+        let (mut page, mut view) = (PathBuf::from("."), Vec::new());
+        p.each(|p, arg| {
+            if common.take(arg, p)? {
+                return Ok(true);
+            }
+            match arg.long() {
+                Some("out") => out = Some(p.path()?),
+                Some("page") => page = p.path()?,
+                Some("strategy") => {
+                    let name = p.text()?;
+                    Strategy::from_name(&name)?;
+                    view.push(("strategy".into(), name));
+                }
+                Some("view") => view.extend(view_pairs(&p.text()?)?),
+                _ => return Ok(arg.fill(&mut file)),
+            }
+            Ok(true)
+        })?;
+        let file = file.ok_or("html: missing FILE")?;
+        Ok(HtmlArgs {
+            file,
+            common,
+            out,
+            page,
+            view,
+        })
+    }
+}
+
 /// `--view strategy=best-fit&select=3` as pairs; `src` is the bundle's own.
 pub(super) fn view_pairs(text: &str) -> std::result::Result<Vec<(String, String)>, String> {
     let mut pairs = Vec::new();

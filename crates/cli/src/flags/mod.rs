@@ -15,7 +15,7 @@ mod npu;
 
 pub(crate) use bench::{BenchArgs, BenchImportArgs, BenchNpuArgs, BenchSnapshotArgs};
 pub(crate) use common::Common;
-pub(crate) use graph::{CheckArgs, DemoArgs, ExportArgs, PlanArgs, ShapesArgs};
+pub(crate) use graph::{CheckArgs, DemoArgs, ExportArgs, HtmlArgs, PlanArgs, ShapesArgs};
 pub(crate) use npu::{MatmulArgs, NpuArgs, NpuCheckArgs, NpuCommon};
 
 use memplan::{Error, Strategy};
@@ -35,6 +35,7 @@ pub(crate) enum Command {
     Shapes(ShapesArgs),
     Export(ExportArgs),
     Demo(DemoArgs),
+    Html(HtmlArgs),
     Check(CheckArgs),
     Bench(BenchArgs),
     BenchNpu(BenchNpuArgs),
@@ -69,6 +70,7 @@ pub(crate) fn parse(args: lexopt::Parser) -> Result<Command> {
         "shapes" => Command::Shapes(ShapesArgs::parse(p)?),
         "export" => Command::Export(ExportArgs::parse(p)?),
         "demo" => Command::Demo(DemoArgs::parse(p)?),
+        "html" => Command::Html(HtmlArgs::parse(p)?),
         "check" => Command::Check(CheckArgs::parse(p)?),
         "bench" => Command::Bench(BenchArgs::parse(p)?),
         "bench-npu" => Command::BenchNpu(BenchNpuArgs::parse(p)?),

@@ -87,6 +87,7 @@ fn missing_values_and_arguments() {
     assert_eq!(error(&["shapes"]), "shapes: missing MODEL");
     assert_eq!(error(&["export"]), "export: missing FILE");
     assert_eq!(error(&["demo", "m"]), "demo: missing --out DIR");
+    assert_eq!(error(&["html"]), "html: missing FILE");
     assert_eq!(error(&["check", "f"]), "check: expected FILE and PLAN.json");
     assert_eq!(
         error(&["npu", "--problem", "1"]),
@@ -268,6 +269,21 @@ fn demo_views_keep_their_order() {
             ]
         ),
         _ => panic!("demo"),
+    }
+    match parsed(&[
+        "html",
+        "m",
+        "--strategy",
+        "best-fit",
+        "--view",
+        "compare=naive",
+    ]) {
+        Ok(Command::Html(h)) => {
+            assert!(h.out.is_none());
+            assert_eq!(h.view.len(), 2);
+            assert_eq!(h.page, std::path::Path::new("."));
+        }
+        _ => panic!("html"),
     }
     assert_eq!(view_pairs("strategy=best-fit&select=2").unwrap().len(), 2);
     assert!(view_pairs("src=http://elsewhere/x.json").is_err());

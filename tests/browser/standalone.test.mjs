@@ -1,0 +1,160 @@
+// One self-contained HTML file of a view (`memplan html`), in a real Chromium:
+// node tests/browser/standalone.test.mjs
+// Needs ./build.sh first (www/pkg) and the release CLI. Writes the file for the seed
+// Transformer example and for a small real PyTorch snapshot, opens each from a file://
+// URL with no server running, and finds the plan drawn, the right figures and no
+// request outside the file (anything but file:, blob: and data: is a failure, and a
+// file: request for anything but the HTML itself too). Then opens the same file in an
+// iframe's srcdoc, as a notebook shows it. (Not as a data: URL iframe: Chrome refuses
+// URLs over 2 MiB, and the file's are about 2.4 MB.)
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, canvasInk, check, launch, results, settled, text, visible, watch } from './harness.mjs';
+
+const BIN = join(ROOT, 'target/release/memplan');
+if (!existsSync(join(ROOT, 'www/pkg/memplan_worker_bg.wasm'))) {
+  console.error('www/pkg is missing: run ./build.sh first');
+  process.exit(2);
+}
+
+/** Writes the standalone file of `file` with `args` into `dir`; answers its path. */
+function standalone(dir, file, out, args = []) {
+  const path = join(dir, out);
+  const command = existsSync(BIN) ? [BIN, []] : ['cargo', ['run', '--release', '--quiet', '--']];
+  execFileSync(command[0], [...command[1], 'html', join(ROOT, file), '--out', path, ...args], { cwd: ROOT, encoding: 'utf8' });
+  return path;
+}
+
+/** Records every request of `context` that leaves the files `allowed` (file: URLs) until `stop()`. */
+function watchRequests(context, allowed) {
+  const outside = [];
+  const listener = (r) => {
+    const url = r.url();
+    if (/^(blob|data|about):/.test(url)) return;
+    if (url.startsWith('file:') && allowed.includes(url.split(/[?#]/)[0])) return;
+    outside.push(url);
+  };
+  context.on('request', listener);
+  return { outside, stop: () => context.off('request', listener) };
+}
+
+/** Checks the view of the transformer example (best-fit) in `frame` (a page or an iframe), named `where`. */
+async function transformerShown(frame, where) {
+  const error = (await visible(frame, 'error')) ? await text(frame, 'error') : '';
+  check(`${where}: opens without an error`, error === '', error);
+  check(`${where}: names the graph and says where it comes from`, (await text(frame, 'graph-name')) === 'transformer_layer'
+    && (await text(frame, 'graph-source')) === 'inlined in this file', `${await text(frame, 'graph-name')} / ${await text(frame, 'graph-source')}`);
+  check(`${where}: best-fit, the strategy it was written with`, (await frame.locator('#strategy').inputValue()) === 'best-fit');
+  const peak = await text(frame, 'sum-peak');
+  check(`${where}: peak 384 MiB, valid`, peak === '384 MiB' && (await text(frame, 'sum-valid')) === 'valid', peak);
+  check(`${where}: 8 tensors, lower bound 384 MiB`, (await text(frame, 'sum-tensors')).startsWith('8') && (await text(frame, 'sum-lower-bound')) === '384 MiB');
+  const chart = await canvasInk(frame, 'time-address');
+  check(`${where}: the time-by-address chart is drawn`, chart.share > 0.05 && chart.colours > 4, JSON.stringify(chart));
+  const live = await canvasInk(frame, 'live-bytes');
+  check(`${where}: the live-bytes chart is drawn`, live.share > 0.02, JSON.stringify(live));
+}
+
+/** Checks the view of mlp_train.pickle in `frame`, named `where`; the figures are `memplan plan`'s. */
+async function snapshotShown(frame, where) {
+  const error = (await visible(frame, 'error')) ? await text(frame, 'error') : '';
+  check(`${where}: opens without an error`, error === '', error);
+  check(`${where}: the snapshot summary is shown, the graph's own is not`, (await visible(frame, 'snapshot-summary')) && !(await visible(frame, 'graph-summary')));
+  const live = await text(frame, 'snap-live');
+  check(`${where}: live peak 466.94 MiB`, live === '466.94 MiB', live);
+  const reserved = await text(frame, 'snap-reserved');
+  check(`${where}: reserved peak 472 MiB`, reserved === '472 MiB', reserved);
+  const plan = await text(frame, 'snap-plan');
+  check(`${where}: memplan's plan 466.94 MiB with auto, valid`, plan.startsWith('466.94 MiB') && (await frame.locator('#strategy').inputValue()) === 'auto'
+    && (await text(frame, 'snap-valid')) === 'valid', plan);
+  const planned = await canvasInk(frame, 'time-address');
+  const real = await canvasInk(frame, 'compare-1');
+  check(`${where}: the plan and the allocator's layout are drawn`, planned.share > 0.05 && real.share > 0.05, `${planned.share} ${real.share}`);
+}
+
+/** The page is ready and every chart is drawn once more (a frame may have been laid out after the first draw). */
+async function ready(frame) {
+  await settled(frame);
+}
+
+/** Opens `html` (the file's text) in the srcdoc of an iframe of a file: host page; answers the frame. */
+async function inFrame(context, dir, html, problems) {
+  const how = 'srcdoc';
+  const page = await context.newPage();
+  watch(page, problems);
+  const host = join(dir, `host-${how}.html`);
+  const attribute = `srcdoc="${html.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"`;
+  writeFileSync(host, `<!doctype html><title>notebook</title><p>Out[1]:</p><iframe name="view" style="width:1240px;height:900px;border:0" ${attribute}></iframe>`);
+  await page.goto(pathToFileURL(host).href);
+  const frame = await (await page.waitForSelector('iframe')).contentFrame();
+  await ready(frame);
+  return { page, frame, host: pathToFileURL(host).href };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'memplan-standalone-'));
+const { context, close } = await launch();
+const problems = [];
+try {
+  // no server: every http(s) request is refused and counted
+  await context.route(/^https?:/, (route) => route.abort());
+  const transformer = standalone(dir, 'examples/transformer_layer.json', 'transformer.html', ['--strategy', 'best-fit']);
+  const snapshot = standalone(dir, 'tests/data/mlp_train.pickle', 'mlp_train.html');
+  const sizes = [transformer, snapshot].map((f) => statSync(f).size);
+  console.log(`sizes: transformer_layer ${sizes[0]} bytes, mlp_train.pickle ${sizes[1]} bytes`);
+  const html = readFileSync(transformer, 'utf8');
+  check('the file refers to no page file by path', !/(src|href)="www\//.test(html));
+  check('it is one file of a few MB', sizes.every((s) => s > 500000 && s < 4000000), sizes.join(' '));
+
+  const urls = [transformer, snapshot].map((f) => pathToFileURL(f).href);
+  const { outside, stop } = watchRequests(context, urls);
+  const page = await context.newPage();
+  watch(page, problems);
+  await page.goto(urls[0]);
+  await ready(page);
+  await transformerShown(page, 'transformer_layer from file://');
+  check('Share, Download demo and the gallery are hidden', !(await visible(page, 'share')) && !(await visible(page, 'download-demo')) && !(await visible(page, 'gallery')));
+  await page.locator('#strategy').selectOption('naive');
+  await settled(page);
+  check('another strategy re-plans in the file (naive: 896 MiB)', (await text(page, 'sum-peak')) === '896 MiB', await text(page, 'sum-peak'));
+  check('the address is left as it was', page.url() === urls[0], page.url());
+  await page.screenshot({ path: join(ROOT, 'target', 'standalone-transformer.png') });
+  await page.close();
+
+  const snap = await context.newPage();
+  watch(snap, problems);
+  await snap.goto(urls[1]);
+  await ready(snap);
+  await snapshotShown(snap, 'mlp_train.pickle from file://');
+  await snap.screenshot({ path: join(ROOT, 'target', 'standalone-snapshot.png'), fullPage: true });
+  await snap.close();
+  stop();
+  check('no request leaves the files', outside.length === 0, outside.join(' '));
+
+  // as a notebook shows it: an iframe's srcdoc
+  {
+    const how = 'srcdoc';
+    const hosts = [pathToFileURL(join(dir, 'host-srcdoc.html')).href];
+    const { outside: left, stop: stopFrame } = watchRequests(context, hosts);
+    const t = await inFrame(context, dir, html, problems);
+    await transformerShown(t.frame, `transformer_layer in an iframe (${how})`);
+    await t.frame.locator('#strategy').selectOption('naive');
+    await settled(t.frame);
+    check(`in an iframe (${how}) another strategy re-plans`, (await text(t.frame, 'sum-peak')) === '896 MiB');
+    await t.page.screenshot({ path: join(ROOT, 'target', 'standalone-srcdoc.png') });
+    await t.page.close();
+    const s = await inFrame(context, dir, readFileSync(snapshot, 'utf8'), problems);
+    await snapshotShown(s.frame, `mlp_train.pickle in an iframe (${how})`);
+    await s.page.close();
+    stopFrame();
+    check(`in an iframe (${how}) no request leaves the file`, left.length === 0, left.join(' '));
+  }
+} finally {
+  await close();
+  rmSync(dir, { recursive: true, force: true });
+}
+check('no console errors or page errors', problems.length === 0, problems.join('; '));
+console.log(`${results.passed} passed, ${results.failed} failed`);
+process.exit(results.failed === 0 ? 0 : 1);
