@@ -1,5 +1,5 @@
-//! Embeds the built page (the files `www/site.txt` lists, but the optional
-//! gallery copies) so that `memplan.html` writes a self-contained view from the
+//! Embeds the built page (`index.html`, `www/site.txt` and the `www/` files it
+//! lists: what `memplan_cli::api::standalone` inlines) so that `memplan.html` writes a self-contained view from the
 //! wheel alone. Without a built page (`./build.sh` not run) the module builds
 //! without it and `memplan.html` says what to run.
 
@@ -13,10 +13,11 @@ fn main() {
     let (mut found, mut missing) = (Vec::new(), Vec::new());
     match std::fs::read_to_string(&list) {
         Ok(text) => {
-            for line in text.lines().map(str::trim) {
-                if line.is_empty() || line.starts_with('#') || line.starts_with('?') {
-                    continue;
-                }
+            let listed = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("www/"));
+            for line in ["index.html", "www/site.txt"].into_iter().chain(listed) {
                 let file = root.join(line);
                 println!("cargo:rerun-if-changed={}", file.display());
                 if file.is_file() {
@@ -34,7 +35,11 @@ fn main() {
     let mut out = String::from("/// The page's files, by path (none when it was not built).\n");
     out += "pub static PAGE: &[(&str, &[u8])] = &[\n";
     for (path, file) in &found {
-        let _ = writeln!(out, "    ({path:?}, include_bytes!({:?})),", file.display().to_string());
+        let _ = writeln!(
+            out,
+            "    ({path:?}, include_bytes!({:?})),",
+            file.display().to_string()
+        );
     }
     out += "];\n/// The page's files that were missing when this module was built.\n";
     let _ = writeln!(out, "pub static PAGE_MISSING: &[&str] = &{missing:?};");

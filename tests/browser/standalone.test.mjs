@@ -13,7 +13,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, canvasInk, check, launch, results, settled, text, visible, watch } from './harness.mjs';
+import { ROOT, check, launch, results, settled, text, visible, watch } from './harness.mjs';
+import { ready, snapshotShown, transformerShown, watchRequests } from './standalone-views.mjs';
 
 const BIN = join(ROOT, 'target/release/memplan');
 if (!existsSync(join(ROOT, 'www/pkg/memplan_worker_bg.wasm'))) {
@@ -27,57 +28,6 @@ function standalone(dir, file, out, args = []) {
   const command = existsSync(BIN) ? [BIN, []] : ['cargo', ['run', '--release', '--quiet', '--']];
   execFileSync(command[0], [...command[1], 'html', join(ROOT, file), '--out', path, ...args], { cwd: ROOT, encoding: 'utf8' });
   return path;
-}
-
-/** Records every request of `context` that leaves the files `allowed` (file: URLs) until `stop()`. */
-function watchRequests(context, allowed) {
-  const outside = [];
-  const listener = (r) => {
-    const url = r.url();
-    if (/^(blob|data|about):/.test(url)) return;
-    if (url.startsWith('file:') && allowed.includes(url.split(/[?#]/)[0])) return;
-    outside.push(url);
-  };
-  context.on('request', listener);
-  return { outside, stop: () => context.off('request', listener) };
-}
-
-/** Checks the view of the transformer example (best-fit) in `frame` (a page or an iframe), named `where`. */
-async function transformerShown(frame, where) {
-  const error = (await visible(frame, 'error')) ? await text(frame, 'error') : '';
-  check(`${where}: opens without an error`, error === '', error);
-  check(`${where}: names the graph and says where it comes from`, (await text(frame, 'graph-name')) === 'transformer_layer'
-    && (await text(frame, 'graph-source')) === 'inlined in this file', `${await text(frame, 'graph-name')} / ${await text(frame, 'graph-source')}`);
-  check(`${where}: best-fit, the strategy it was written with`, (await frame.locator('#strategy').inputValue()) === 'best-fit');
-  const peak = await text(frame, 'sum-peak');
-  check(`${where}: peak 384 MiB, valid`, peak === '384 MiB' && (await text(frame, 'sum-valid')) === 'valid', peak);
-  check(`${where}: 8 tensors, lower bound 384 MiB`, (await text(frame, 'sum-tensors')).startsWith('8') && (await text(frame, 'sum-lower-bound')) === '384 MiB');
-  const chart = await canvasInk(frame, 'time-address');
-  check(`${where}: the time-by-address chart is drawn`, chart.share > 0.05 && chart.colours > 4, JSON.stringify(chart));
-  const live = await canvasInk(frame, 'live-bytes');
-  check(`${where}: the live-bytes chart is drawn`, live.share > 0.02, JSON.stringify(live));
-}
-
-/** Checks the view of mlp_train.pickle in `frame`, named `where`; the figures are `memplan plan`'s. */
-async function snapshotShown(frame, where) {
-  const error = (await visible(frame, 'error')) ? await text(frame, 'error') : '';
-  check(`${where}: opens without an error`, error === '', error);
-  check(`${where}: the snapshot summary is shown, the graph's own is not`, (await visible(frame, 'snapshot-summary')) && !(await visible(frame, 'graph-summary')));
-  const live = await text(frame, 'snap-live');
-  check(`${where}: live peak 466.94 MiB`, live === '466.94 MiB', live);
-  const reserved = await text(frame, 'snap-reserved');
-  check(`${where}: reserved peak 472 MiB`, reserved === '472 MiB', reserved);
-  const plan = await text(frame, 'snap-plan');
-  check(`${where}: memplan's plan 466.94 MiB with auto, valid`, plan.startsWith('466.94 MiB') && (await frame.locator('#strategy').inputValue()) === 'auto'
-    && (await text(frame, 'snap-valid')) === 'valid', plan);
-  const planned = await canvasInk(frame, 'time-address');
-  const real = await canvasInk(frame, 'compare-1');
-  check(`${where}: the plan and the allocator's layout are drawn`, planned.share > 0.05 && real.share > 0.05, `${planned.share} ${real.share}`);
-}
-
-/** The page is ready and every chart is drawn once more (a frame may have been laid out after the first draw). */
-async function ready(frame) {
-  await settled(frame);
 }
 
 /** Opens `html` (the file's text) in the srcdoc of an iframe of a file: host page; answers the frame. */

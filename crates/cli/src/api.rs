@@ -1,7 +1,7 @@
 //! The work of `memplan plan` without printing, for the Python package
 //! (crates/python): the same flags, the same plan, the same JSON as the command.
 
-pub use crate::html::standalone;
+pub use crate::html::{standalone, Page};
 pub use crate::plan::{Input, Outcome};
 
 /// Plans `input` with `flags`, given as to `memplan plan` (`--strategy best-fit`,

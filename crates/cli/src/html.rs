@@ -37,7 +37,7 @@ const TABLE_ID: &str = "memplan-standalone";
 /// first view's options `view` (such as `("strategy", "best-fit")`, as the page's
 /// query string takes them). The error is a sentence for people.
 pub fn standalone(
-    page: &Path,
+    page: &Page,
     file_name: &str,
     data: &[u8],
     view: &[(String, String)],
@@ -92,7 +92,7 @@ pub fn standalone(
 /// `memplan html FILE [--out OUT.html]`: writes [`standalone`] of FILE.
 pub(crate) fn run(args: HtmlArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let (name, data) = inlined_file(&args)?;
-    let html = standalone(&args.page, &name, &data, &args.view)?;
+    let html = standalone(&Page::Folder(&args.page), &name, &data, &args.view)?;
     let out = match &args.out {
         Some(out) => out.clone(),
         None => default_out(&args.file).into(),
@@ -150,11 +150,11 @@ fn default_out(file: &Path) -> String {
 
 /// The page files to inline: the required `www/` lines of `www/site.txt` (the
 /// examples and the gallery's corpus copies are not part of a standalone view).
-fn page_files(page: &Path) -> Result<Vec<String>, String> {
-    if !page.join(SITE_LIST).is_file() {
+fn page_files(page: &Page) -> Result<Vec<String>, String> {
+    if !page.has(SITE_LIST) {
         return Err(format!(
             "{}: no memplan page there (no {SITE_LIST}); the page is not built: run ./build.sh in the repository, or name the folder of a built page",
-            page.display()
+            page.name("")
         ));
     }
     let list = read_text(page, SITE_LIST)?;
@@ -176,7 +176,7 @@ fn page_files(page: &Path) -> Result<Vec<String>, String> {
         }
     }
     for path in &files {
-        if !page.join(path).is_file() {
+        if !page.has(path) {
             let hint = if path.starts_with("www/pkg/") {
                 " (the page is not built: run ./build.sh)"
             } else {
@@ -184,7 +184,7 @@ fn page_files(page: &Path) -> Result<Vec<String>, String> {
             };
             return Err(format!(
                 "{}: missing{hint}; the page folder must hold every file {SITE_LIST} lists",
-                page.join(path).display()
+                page.name(path)
             ));
         }
     }
@@ -193,7 +193,7 @@ fn page_files(page: &Path) -> Result<Vec<String>, String> {
 
 /// `index` with every other `src="www/..."` and `href="www/..."` (the favicon) as a
 /// `data:` URL.
-fn inline_attributes(page: &Path, index: &str) -> Result<String, String> {
+fn inline_attributes(page: &Page, index: &str) -> Result<String, String> {
     let mut out = String::with_capacity(index.len());
     let mut rest = index;
     loop {
@@ -225,14 +225,48 @@ fn replace_once(text: &str, from: &str, to: &str) -> Result<String, String> {
     Ok(text.replacen(from, to, 1))
 }
 
-fn read_bytes(page: &Path, path: &str) -> Result<Vec<u8>, String> {
-    let file = page.join(path);
-    std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))
+fn read_bytes(page: &Page, path: &str) -> Result<Vec<u8>, String> {
+    match page {
+        Page::Folder(folder) => {
+            let file = folder.join(path);
+            std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))
+        }
+        Page::Files(files) => files
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, bytes)| bytes.to_vec())
+            .ok_or_else(|| format!("{path}: not among the page's files")),
+    }
 }
 
-fn read_text(page: &Path, path: &str) -> Result<String, String> {
+fn read_text(page: &Page, path: &str) -> Result<String, String> {
     let bytes = read_bytes(page, path)?;
-    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", page.join(path).display()))
+    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", page.name(path)))
+}
+
+/// Where the built page is: a folder (the repository's root, or a copy of the files
+/// `www/site.txt` lists), or its files held in memory (the Python package embeds
+/// them), by path.
+pub enum Page<'a> {
+    Folder(&'a Path),
+    Files(&'a [(&'a str, &'a [u8])]),
+}
+
+impl Page<'_> {
+    fn has(&self, path: &str) -> bool {
+        match self {
+            Page::Folder(folder) => folder.join(path).is_file(),
+            Page::Files(files) => files.iter().any(|(p, _)| *p == path),
+        }
+    }
+
+    /// How a message names `path` in the page.
+    fn name(&self, path: &str) -> String {
+        match self {
+            Page::Folder(folder) => folder.join(path).display().to_string(),
+            Page::Files(_) => format!("the embedded page's {path}"),
+        }
+    }
 }
 
 /// The media type a `blob:` or `data:` URL of `path` carries.

@@ -5,7 +5,7 @@
 memplan_testkit::cli!();
 
 use flate2::read::GzDecoder;
-use memplan_cli::api::standalone;
+use memplan_cli::api::{standalone, Page};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -101,7 +101,7 @@ fn every_page_file_is_inlined_and_none_is_referred_to() {
     let page = fake_page("all");
     let data = b"{\"name\": \"<tiny>\"}";
     let view = [("strategy".to_string(), "best-fit".to_string())];
-    let html = standalone(&page, "tiny<&>.json", data, &view).unwrap();
+    let html = standalone(&Page::Folder(&page), "tiny<&>.json", data, &view).unwrap();
     for attr in ["src=\"www/", "href=\"www/"] {
         assert!(!html.contains(attr), "{attr} is left");
     }
@@ -150,12 +150,12 @@ fn every_page_file_is_inlined_and_none_is_referred_to() {
 #[test]
 fn a_page_that_is_not_there_or_not_built_says_so() {
     let nowhere = Path::new("/nonexistent/memplan-page");
-    let e = standalone(nowhere, "g.json", b"{}", &[]).unwrap_err();
+    let e = standalone(&Page::Folder(nowhere), "g.json", b"{}", &[]).unwrap_err();
     assert!(e.contains("the page is not built: run ./build.sh"), "{e}");
 
     let page = fake_page("unbuilt");
     std::fs::remove_file(page.join("www/pkg/memplan_snapshot_bg.wasm")).unwrap();
-    let e = standalone(&page, "g.json", b"{}", &[]).unwrap_err();
+    let e = standalone(&Page::Folder(&page), "g.json", b"{}", &[]).unwrap_err();
     assert!(
         e.contains("memplan_snapshot_bg.wasm: missing (the page is not built: run ./build.sh)"),
         "{e}"

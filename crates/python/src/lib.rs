@@ -96,17 +96,23 @@ fn plan(
     })
 }
 
-/// The page's files embedded in this module (path, bytes); an error naming what
-/// was missing when it was built without the page.
+/// One self-contained HTML file of the page (embedded in this module) opening
+/// `data`, named `file_name`, with the first view's options `view`.
 #[pyfunction]
-fn page_files() -> PyResult<Vec<(&'static str, &'static [u8])>> {
+fn standalone(
+    py: Python<'_>,
+    file_name: &str,
+    data: Vec<u8>,
+    view: Vec<(String, String)>,
+) -> PyResult<String> {
     if !page::PAGE_MISSING.is_empty() {
         return Err(error(format!(
             "this memplan was built without the page ({} missing): run ./build.sh, then build the wheel again",
             page::PAGE_MISSING.join(", ")
         )));
     }
-    Ok(page::PAGE.to_vec())
+    py.detach(|| api::standalone(&api::Page::Files(page::PAGE), file_name, &data, &view))
+        .map_err(error)
 }
 
 #[pymodule]
@@ -115,6 +121,6 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Outcome>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
-    m.add_function(wrap_pyfunction!(page_files, m)?)?;
+    m.add_function(wrap_pyfunction!(standalone, m)?)?;
     Ok(())
 }

@@ -164,8 +164,8 @@ def test_what_is_not_a_file_is_a_type_error():
 def test_a_snapshot_gives_torchs_figures():
     # torch's own figures for this file (corpus/torch/README.md): max allocated,
     # max reserved
-    s = memplan.snapshot(DATA / "mlp_train.pickle")
-    assert isinstance(s, memplan.Snapshot)
+    s = memplan.snapshot(DATA / "mlp_train.pickle", deterministic=True)
+    assert isinstance(s, memplan.Snapshot) and s.strategy == "auto"
     assert (s.live_peak, s.reserved_peak) == (489_624_064, 494_927_872)
     assert s.reserved_unused == s.figures["unused_at_reserved_peak"] > 0
     assert s.lower_bound <= s.plan_peak == s.peak <= s.live_peak
@@ -173,7 +173,8 @@ def test_a_snapshot_gives_torchs_figures():
     assert s.check() and s.holders
     no_overlap(s)
     # plan() of a snapshot file is the same report
-    assert memplan.plan(DATA / "mlp_train.pickle").to_json() == s.to_json()
+    same = memplan.plan(DATA / "mlp_train.pickle", strategy="auto", deterministic=True)
+    assert same.to_json() == s.to_json()
 
 
 def test_a_live_snapshot_dict_is_read_in_memory():
@@ -182,8 +183,8 @@ def test_a_live_snapshot_dict_is_read_in_memory():
     with open(path, "rb") as f:
         live = pickle.load(f)
     assert isinstance(live, dict)
-    a = memplan.snapshot(live, name="mlp_train")
-    b = memplan.snapshot(path)
+    a = memplan.snapshot(live, name="mlp_train", deterministic=True)
+    b = memplan.snapshot(path, deterministic=True)
     assert a.to_json() == b.to_json()
 
 
@@ -208,13 +209,14 @@ def test_svg_and_json_are_written(tmp_path):
     assert snap_svg.startswith("<svg") and snap_svg != svg
 
 
-def _open_in_chromium(path: Path, expect: str) -> None:
+def _open_in_chromium(path: Path, kind: str, *options: str) -> None:
     """Opens the file in headless Chromium (tests/browser/standalone-open.mjs) and
-    fails unless the page drew and showed `expect`, with no request outside it."""
+    fails unless the view of `kind` drew with its figures, with no request outside
+    the file and no error."""
     node = shutil.which("node")
     assert node, "node is needed to drive Chromium"
     run = subprocess.run(
-        [node, ROOT / "tests" / "browser" / "standalone-open.mjs", path, expect],
+        [node, ROOT / "tests" / "browser" / "standalone-open.mjs", path, kind, *options],
         capture_output=True, text=True, cwd=ROOT,
     )
     assert run.returncode == 0, run.stdout + run.stderr
@@ -225,16 +227,27 @@ def test_html_of_a_plan_opens_and_draws(tmp_path):
     out = tmp_path / "plan.html"
     view = memplan.html(r, out)
     assert view.path == str(out) and out.read_text() == view.text
-    assert "srcdoc=" in view._repr_html_()
-    _open_in_chromium(out, "384 MiB")
+    assert 500_000 < len(view.text) < 4_000_000
+    _open_in_chromium(out, "transformer")
+    # as a notebook shows it: the cell's output holds the iframe _repr_html_ gives
+    host = tmp_path / "notebook.html"
+    host.write_text(f"<!doctype html><title>notebook</title>{view._repr_html_()}")
+    _open_in_chromium(host, "transformer", "--in-iframe")
 
 
 def test_html_of_a_live_snapshot_opens_and_draws(tmp_path):
     with open(DATA / "mlp_train.pickle", "rb") as f:
         live = pickle.load(f)
     out = tmp_path / "memory.html"
-    memplan.html(live, out)
-    _open_in_chromium(out, "466.94 MiB")
+    view = memplan.html(live, out)
+    assert '"name":"snapshot.pickle"' in view.text
+    _open_in_chromium(out, "snapshot")
+
+
+def test_html_of_a_path_needs_no_plan_object(tmp_path):
+    a = memplan.html(EXAMPLES / "transformer_layer.json")
+    b = memplan.html(memplan.plan(EXAMPLES / "transformer_layer.json"))
+    assert a.path is None and a.text == b.text
 
 
 def test_the_installed_package_is_tested():

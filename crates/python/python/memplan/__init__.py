@@ -386,7 +386,7 @@ def _snapshot_bytes(obj: Any) -> Tuple[str, Any]:
 
 def snapshot(
     source: Union[Mapping[str, Any], Source],
-    strategy: str = "best-fit",
+    strategy: str = "auto",
     capacity: Union[int, str, None] = None,
     *,
     device: Optional[int] = None,
@@ -402,7 +402,10 @@ def snapshot(
     memory) beside memplan's plan of the same blocks, and for a snapshot taken at
     an out-of-memory error the verdict: fragmentation, or too little memory for any
     layout (judged at ``capacity``, by default the memory reserved at the failure).
-    ``device`` picks a device of a multi-GPU snapshot.
+    ``device`` picks a device of a multi-GPU snapshot. The default strategy is
+    ``auto`` (the command line's): on long traces it finds the plan at the live
+    peak where ``best-fit`` alone stays above it (a Llama generation of 779,201
+    entries: 1.0000x against 1.1121x, in about the same time).
     """
     src = _snapshot_bytes(source)
     flags = _flags(strategy, capacity, None, None, None, "snapshot", None, None, budget_ms,
