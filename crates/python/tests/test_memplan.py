@@ -120,6 +120,11 @@ def test_the_command_is_the_cli():
     assert ours.stdout == theirs.stdout and "384 MiB" in ours.stdout
     bad = subprocess.run([exe, "plan", "nowhere.json"], capture_output=True, text=True)
     assert bad.returncode == 2 and "cannot read nowhere.json" in bad.stderr
+    # a closed pipe ends it quietly, as it ends the Rust binary
+    piped = subprocess.run(
+        f"'{exe}' bench '{EXAMPLES}' | head -1", shell=True, capture_output=True, text=True
+    )
+    assert piped.stdout.startswith("graph") and piped.stderr == "", piped.stderr
 
 
 def test_import_costs_no_torch(tmp_path):
