@@ -21,7 +21,7 @@ import json
 import os
 import pickle
 import re
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Pattern, Sequence, Tuple, Union
 
 from . import _memplan
 from ._memplan import Error
@@ -309,7 +309,7 @@ def _source(source: Any, name: Optional[str]) -> Tuple[str, Any]:
 
 
 #: The command line's flags in memplan's messages, as this module's arguments.
-_ARGUMENTS = [
+_ARGUMENTS: List[Tuple[Pattern[str], Union[str, Callable[[Any], str]]]] = [
     (re.compile(r"--dim ([^\s=]+)=([^\s);,]+)"), r'dims={"\1": \2}'),
     (re.compile(r"--input-shape ([^\s=]+)=([^\s);,]+)"), r'input_shapes={"\1": \2}'),
     (re.compile(r"--value-shape ([^\s=]+)=([^\s);,]+)"), r'value_shapes={"\1": \2}'),
