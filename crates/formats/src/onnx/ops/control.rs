@@ -104,12 +104,10 @@ fn loop_(c: &Ctx, bodies: &mut dyn Bodies) -> Result<Out, String> {
             .opt(0)
             .and_then(Info::ints)
             .and_then(|v| v.first().copied());
-        let trip = trip.ok_or_else(|| {
-            let m = c.node.inputs.first().filter(|s| !s.is_empty());
-            format!(
-                "{DATA_DEPENDENT}: the trip count{} is not a constant, so the scan outputs' lengths are not known",
-                m.map_or(String::new(), |m| format!(" `{m}`"))
-            )
+        // no bound: the loop runs as often as its trip count or condition says
+        let trip = trip.ok_or_else(|| match c.node.inputs.first().filter(|s| !s.is_empty()) {
+            Some(_) => format!("{DATA_DEPENDENT}: its scan outputs are as long as its trip count, and {}", c.unknown(0, "M")),
+            None => format!("{DATA_DEPENDENT}: its scan outputs are as long as it runs, and it has no trip count (it runs until its condition is false)"),
         })?;
         for s in scans {
             let mut shape = vec![trip.max(0)];
