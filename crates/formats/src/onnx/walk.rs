@@ -79,12 +79,10 @@ impl Walker<'_> {
             )),
         };
         let worst = ctx.worst_cases();
-        let inferred = inferred.map_err(|why| {
-            match ops::unknown_input(&why).and_then(|i| ids.get(i).copied().flatten()) {
-                Some(id) => format!("{why}{}", self.provenance(id)),
-                None => why,
-            }
-        });
+        let unbounded: Vec<(usize, Result<Vec<Info>, String>)> = (ctx.unbounded().into_iter())
+            .map(|(j, why)| (j, Err(format!("{}: {}", ops::DATA_DEPENDENT, self.explained(why, &ids)))))
+            .collect();
+        let inferred = inferred.map_err(|why| self.explained(why, &ids));
         let inferred = inferred.and_then(|out| {
             for i in &out {
                 shape::valid(&i.shape)?;
@@ -122,8 +120,9 @@ impl Walker<'_> {
         let mut outs = Vec::with_capacity(node.outputs.len());
         for (j, name) in node.outputs.iter().enumerate() {
             let why = worst.iter().find(|(k, _)| *k == j).map(|(_, why)| why.as_str());
+            let known = unbounded.iter().find(|(k, _)| *k == j).map_or(&inferred, |(_, e)| e);
             let ty = self
-                .output_type(name, j, &inferred, why)
+                .output_type(name, j, known, why)
                 .map_err(|why| match why {
                     Why::Bad(why) => Error::parse(F, at(), why),
                     Why::NeedsShape(why) => Error::needs_shape(F, at(), name, why),
@@ -171,6 +170,15 @@ impl Walker<'_> {
             folded,
         });
         Ok(())
+    }
+
+    /// A handler's reason, with the graph inputs that the value it names as
+    /// unknown is computed from.
+    fn explained(&mut self, why: String, ids: &[Option<usize>]) -> String {
+        match ops::unknown_input(&why).and_then(|i| ids.get(i).copied().flatten()) {
+            Some(id) => format!("{why}{}", self.provenance(id)),
+            None => why,
+        }
     }
 
     /// Which inputs of the graph being walked the value of `id` is computed from,

@@ -162,14 +162,17 @@ fn string_split(c: &Ctx) -> Result<Out, String> {
     if c.node.outputs.first().is_some_and(|o| o.is_empty()) {
         return Ok(vec![(STRING, vec![]), counts]);
     }
-    let Some(most) = c.attr("maxsplit").and_then(|a| a.i).filter(|&m| m >= 0) else {
-        return Err(data_dependent(
-            "the number of substrings of the longest string, which has no maxsplit to bound it",
-        ));
-    };
-    c.worst_case(0, format!("every string split {most} times (maxsplit)"));
     let mut shape = x.shape.clone();
-    shape.push(most.checked_add(1).ok_or("maxsplit overflows")?);
+    match c.attr("maxsplit").and_then(|a| a.i).filter(|&m| m >= 0) {
+        Some(most) => {
+            c.worst_case(0, format!("every string split {most} times (maxsplit)"));
+            shape.push(most.checked_add(1).ok_or("maxsplit overflows")?);
+        }
+        None => {
+            c.no_bound(0, "it holds the substrings of the longest string, and no maxsplit bounds their number");
+            shape.push(0);
+        }
+    }
     Ok(vec![(STRING, shape), counts])
 }
 
@@ -260,8 +263,10 @@ mod tests {
         assert_eq!(shapes(out.unwrap()), vec![vec![1, 4, 3], vec![1, 4]]);
         assert_eq!(worst, vec![0]);
         let n = node("StringSplit", vec![], 2);
-        let err = run(string_split, &n, 20, &[x]).unwrap_err();
-        assert!(err.starts_with(DATA_DEPENDENT), "{err}");
+        let refs = [x.as_ref()];
+        let c = Ctx::new(&n, &refs, 20);
+        assert_eq!(shapes(string_split(&c).unwrap())[1], vec![1, 4]);
+        assert_eq!(c.unbounded().len(), 1);
         let err = run(image_decoder, &node("ImageDecoder", vec![], 1), 20, &[]).unwrap_err();
         assert!(err.starts_with(DATA_DEPENDENT), "{err}");
     }

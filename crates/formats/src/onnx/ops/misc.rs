@@ -282,7 +282,7 @@ fn gradient(c: &Ctx) -> Result<Out, String> {
 mod tests {
     use super::*;
     use crate::onnx::ops::testing::*;
-    use crate::onnx::shape::{Data, Info};
+    use crate::onnx::shape::Info;
 
     #[test]
     fn optimizers_update_their_inputs() {

@@ -58,6 +58,9 @@ pub struct Ctx<'a> {
     /// Outputs the handler sized at their worst case (a size that depends on
     /// the input data), each with why that is the worst (see [`Ctx::worst_case`]).
     worst: RefCell<Vec<(usize, String)>>,
+    /// Outputs whose size depends on the input data with no bound the shapes
+    /// give, each with why (see [`Ctx::no_bound`]).
+    unbounded: RefCell<Vec<(usize, String)>>,
 }
 
 /// Walks a subgraph for a control-flow handler: given the types of the body's
@@ -142,7 +145,21 @@ impl<'a> Ctx<'a> {
             inputs,
             opset,
             worst: RefCell::new(Vec::new()),
+            unbounded: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Says that output `j`'s size depends on the input data and that nothing
+    /// bounds it (`why`): the shape returned for it is a placeholder, and the
+    /// importer asks for a bound unless the user gave one. The other outputs
+    /// keep theirs.
+    pub fn no_bound(&self, j: usize, why: impl Into<String>) {
+        self.unbounded.borrow_mut().push((j, why.into()));
+    }
+
+    /// The outputs marked by [`Ctx::no_bound`], and why.
+    pub fn unbounded(&self) -> Vec<(usize, String)> {
+        self.unbounded.take()
     }
 
     /// Says that output `j`'s size depends on the input data and that the shape
