@@ -117,12 +117,13 @@ impl Walker<'_> {
                     && all_inputs.iter().all(|&i| f.infos[i].konst)
                     && !RANDOM.contains(&node.op_type.as_str()))
         };
+        let given = self.bounds_given(node, &inferred, &worst);
         let mut outs = Vec::with_capacity(node.outputs.len());
         for (j, name) in node.outputs.iter().enumerate() {
             let why = worst.iter().find(|(k, _)| *k == j).map(|(_, why)| why.as_str());
             let known = unbounded.iter().find(|(k, _)| *k == j).map_or(&inferred, |(_, e)| e);
             let ty = self
-                .output_type(name, j, known, why)
+                .output_type(name, j, known, why, given[j].as_deref())
                 .map_err(|why| match why {
                     Why::Bad(why) => Error::parse(F, at(), why),
                     Why::NeedsShape(why) => Error::needs_shape(F, at(), name, why),
@@ -172,6 +173,33 @@ impl Walker<'_> {
         Ok(())
     }
 
+    /// The shape the user gave for each output of `node`, if any. Outputs at one
+    /// worst case share a bound given for any of them (TopK's values and
+    /// indices, Unique's), so that one bound keeps them consistent.
+    fn bounds_given(
+        &self,
+        node: &proto::Node,
+        inferred: &Result<Vec<Info>, String>,
+        worst: &[(usize, String)],
+    ) -> Vec<Option<Vec<u64>>> {
+        let user = |name: &String| {
+            (self.opts.value_shapes.iter())
+                .find(|(n, _)| n == name)
+                .map(|(_, dims)| dims.clone())
+        };
+        let mut given: Vec<Option<Vec<u64>>> = node.outputs.iter().map(user).collect();
+        let shape = |j: usize| inferred.as_ref().ok().and_then(|o| o.get(j)).map(|i| &i.shape);
+        for &(j, _) in worst {
+            let shared = (worst.iter())
+                .find(|&&(k, _)| k != j && given[k].is_some() && shape(k) == shape(j))
+                .and_then(|&(k, _)| given[k].clone());
+            if given[j].is_none() {
+                given[j] = shared;
+            }
+        }
+        given
+    }
+
     /// A handler's reason, with the graph inputs that the value it names as
     /// unknown is computed from.
     fn explained(&mut self, why: String, ids: &[Option<usize>]) -> String {
@@ -214,7 +242,8 @@ impl Walker<'_> {
     }
 
     /// What is known of output `j` named `name`: the user's shape, else
-    /// inference, else the declared type. `worst` says why, when inference gave
+    /// inference, else the declared type. `given` is the user's shape, `worst`
+    /// says why, when inference gave
     /// the output's worst case (a size that depends on the data): the value is
     /// listed among the graph's bounds.
     fn output_type(
@@ -223,6 +252,7 @@ impl Walker<'_> {
         j: usize,
         inferred: &Result<Vec<Info>, String>,
         worst: Option<&str>,
+        given: Option<&[u64]>,
     ) -> Result<(Info, Source), Why> {
         let from_infer = inferred.as_ref().ok().and_then(|o| o.get(j).cloned());
         let bound = |dims: &[i64], given: bool| {
@@ -238,7 +268,7 @@ impl Walker<'_> {
         };
         let declared = self.declared.get(name).copied();
         let from_decl = declared.and_then(static_shape);
-        if let Some((_, dims)) = self.opts.value_shapes.iter().find(|(n, _)| n == name) {
+        if let Some(dims) = given {
             let dt = from_infer
                 .as_ref()
                 .map(|t| t.dtype)
