@@ -12,7 +12,8 @@ fn plan_lists_every_bounded_value() {
     let bounded: Vec<&str> = out.lines().filter(|l| l.starts_with("bounded")).collect();
     assert_eq!(bounded.len(), 4, "{out}");
     assert!(
-        bounded.iter().any(|l| l.contains("`over_index` [3, 7680] (worst case: every element of the input nonzero)")),
+        bounded.iter().any(|l| l
+            .contains("`over_index` [3, 7680] (worst case: every element of the input nonzero)")),
         "{out}"
     );
     assert!(out.contains("the plan holds for every input"), "{out}");
@@ -43,7 +44,11 @@ fn plan_lists_every_bounded_value() {
 fn errors_add_the_flag_that_gives_what_is_missing() {
     let (code, _, err) = memplan(&["plan", "tests/data/loop_scan.onnx"]);
     assert_eq!(code, 2);
-    assert!(err.contains("`steps`") && err.ends_with("give an upper bound with --value-shape steps=DIMS\n"), "{err}");
+    assert!(
+        err.contains("`steps`")
+            && err.ends_with("give an upper bound with --value-shape steps=DIMS\n"),
+        "{err}"
+    );
     let (code, _, err) = memplan(&["plan", "tests/data/reshape100.onnx"]);
     assert_eq!(code, 2);
     assert!(err.contains("set free dims with --dim NAME=VALUE"), "{err}");

@@ -354,7 +354,12 @@ fn an_op_without_shape_inference_is_named_with_advice() {
     );
     assert!(err.to_string().contains("`nowhere`"), "{err}");
     // a size that depends on the data with no bound: strings split without maxsplit
-    let nodes = [pb::node("split", "StringSplit", &["x"], &["parts", "counts"])];
+    let nodes = [pb::node(
+        "split",
+        "StringSplit",
+        &["x"],
+        &["parts", "counts"],
+    )];
     let err = formats::read(&pb::model(&[3, 4], &nodes), None, "m").unwrap_err();
     assert_eq!(err.value_needing_shape(), Some("parts"), "{err}");
     let e = err.to_string();

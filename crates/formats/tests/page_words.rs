@@ -81,8 +81,16 @@ fn no_message_the_page_can_show_names_a_flag() {
         }
     }
     eprintln!("{} files, {read} string literals read", files.len());
-    assert!(files.len() > 100 && read > 2000, "{} files, {read} literals", files.len());
-    assert!(flagged.is_empty(), "messages naming a flag:\n{}", flagged.join("\n"));
+    assert!(
+        files.len() > 100 && read > 2000,
+        "{} files, {read} literals",
+        files.len()
+    );
+    assert!(
+        flagged.is_empty(),
+        "messages naming a flag:\n{}",
+        flagged.join("\n")
+    );
 }
 
 #[test]

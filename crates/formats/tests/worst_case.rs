@@ -39,7 +39,11 @@ fn every_detector_bound_covers_what_onnxruntime_produced() {
             .collect();
         let v = values.iter().find(|v| &v.name == name).unwrap();
         let covers = v.dims.len() == want.len() && v.dims.iter().zip(&want).all(|(b, w)| b >= w);
-        assert!(covers, "`{name}`: memplan {:?}, onnxruntime {want:?}", v.dims);
+        assert!(
+            covers,
+            "`{name}`: memplan {:?}, onnxruntime {want:?}",
+            v.dims
+        );
     }
     // the values where the data decides, each listed with why; the bound flows on
     let bounded: Vec<(&str, &[u64], &str)> = (g.bounds.iter())
@@ -48,8 +52,16 @@ fn every_detector_bound_covers_what_onnxruntime_produced() {
     assert_eq!(
         bounded,
         [
-            ("selected", &[100, 3][..], "20 boxes (max_output_boxes_per_class) of each of 1 batches x 5 classes"),
-            ("over_index", &[3, 7680][..], "every element of the input nonzero"),
+            (
+                "selected",
+                &[100, 3][..],
+                "20 boxes (max_output_boxes_per_class) of each of 1 batches x 5 classes"
+            ),
+            (
+                "over_index",
+                &[3, 7680][..],
+                "every element of the input nonzero"
+            ),
             ("over_scores", &[7680][..], "k up to the whole axis of 7680"),
             ("over_order", &[7680][..], "k up to the whole axis of 7680"),
         ]
@@ -60,7 +72,10 @@ fn every_detector_bound_covers_what_onnxruntime_produced() {
         assert_eq!(v.source, ShapeSource::WorstCase, "{}", b.value);
     }
     let kept = values.iter().find(|v| v.name == "kept_boxes").unwrap();
-    assert_eq!((kept.dims.as_slice(), kept.source), (&[100, 4][..], ShapeSource::Inferred));
+    assert_eq!(
+        (kept.dims.as_slice(), kept.source),
+        (&[100, 4][..], ShapeSource::Inferred)
+    );
     for strategy in [Strategy::GreedySize, Strategy::BestFit, Strategy::Auto] {
         checked_peak(&g, strategy);
     }
@@ -81,9 +96,20 @@ fn a_smaller_bound_given_plans_a_smaller_arena() {
         ..ReadOptions::default()
     };
     let given = formats::read_with(&data("detector.onnx"), None, "m", &opts).unwrap();
-    let b = given.bounds.iter().find(|b| b.value == "over_index").unwrap();
-    assert!(b.given && b.dims == [3, 2500] && b.worst == [3, 7680], "{b:?}");
-    let order = given.bounds.iter().find(|b| b.value == "over_order").unwrap();
+    let b = given
+        .bounds
+        .iter()
+        .find(|b| b.value == "over_index")
+        .unwrap();
+    assert!(
+        b.given && b.dims == [3, 2500] && b.worst == [3, 7680],
+        "{b:?}"
+    );
+    let order = given
+        .bounds
+        .iter()
+        .find(|b| b.value == "over_order")
+        .unwrap();
     assert!(order.given && order.dims == [2500], "{order:?}");
     // the bound flows on: the detections are as many as the scores
     let at = |g: &Graph, name: &str| g.tensors.iter().find(|t| t.name == name).unwrap().size;
@@ -95,7 +121,10 @@ fn a_smaller_bound_given_plans_a_smaller_arena() {
         (at(&worst, "over_boxes"), at(&given, "over_boxes")),
         (7680 * 4 * 4, 2500 * 4 * 4)
     );
-    let (w, s) = (checked_peak(&worst, Strategy::Auto), checked_peak(&given, Strategy::Auto));
+    let (w, s) = (
+        checked_peak(&worst, Strategy::Auto),
+        checked_peak(&given, Strategy::Auto),
+    );
     assert!(s < w, "{s} at the bound given, {w} at the worst case");
     eprintln!("detector arena: {w} B at the worst case, {s} B at the bounds given");
     assert!(given.notes.is_empty(), "{:?}", given.notes);
@@ -105,7 +134,10 @@ fn a_smaller_bound_given_plans_a_smaller_arena() {
     };
     let above = formats::read_with(&data("detector.onnx"), None, "m", &opts).unwrap();
     assert!(
-        above.notes.iter().any(|n| n.contains("`selected`") && n.contains("not within its worst case [100, 3]")),
+        above
+            .notes
+            .iter()
+            .any(|n| n.contains("`selected`") && n.contains("not within its worst case [100, 3]")),
         "{:?}",
         above.notes
     );
@@ -125,8 +157,14 @@ fn a_size_nothing_bounds_is_asked_for() {
         ..ReadOptions::default()
     };
     let g = formats::read_with(&data("loop_scan.onnx"), None, "m", &opts).unwrap();
-    assert_eq!(g.tensors.iter().find(|t| t.name == "steps").unwrap().size, 8 * 4 * 4);
-    assert!(g.bounds.is_empty(), "a bound with no worst case is not a worst case");
+    assert_eq!(
+        g.tensors.iter().find(|t| t.name == "steps").unwrap().size,
+        8 * 4 * 4
+    );
+    assert!(
+        g.bounds.is_empty(),
+        "a bound with no worst case is not a worst case"
+    );
     checked_peak(&g, Strategy::BestFit);
 }
 
@@ -152,15 +190,20 @@ fn corpus_models_cover_their_runtime_shapes() {
         for t in tensors.iter().filter(|t| t["kind"] == "input") {
             let dims = t["shape"].as_array().unwrap();
             let dims = dims.iter().map(|d| d.as_u64().unwrap()).collect();
-            opts.input_shapes.push((t["name"].as_str().unwrap().into(), dims));
+            opts.input_shapes
+                .push((t["name"].as_str().unwrap().into(), dims));
         }
         let model = std::fs::read(dir.join(format!("{stem}.onnx"))).unwrap();
-        let g = formats::read_with(&model, None, stem, &opts).unwrap_or_else(|e| panic!("{stem}: {e}"));
+        let g =
+            formats::read_with(&model, None, stem, &opts).unwrap_or_else(|e| panic!("{stem}: {e}"));
         for t in marked {
             let name = t["name"].as_str().unwrap();
             let got = g.tensors.iter().find(|x| x.name == name).map(|x| x.size);
             let want = t["bytes"].as_u64().unwrap();
-            assert!(got.is_some_and(|b| b >= want), "{stem} `{name}`: {got:?} bytes, onnxruntime {want}");
+            assert!(
+                got.is_some_and(|b| b >= want),
+                "{stem} `{name}`: {got:?} bytes, onnxruntime {want}"
+            );
             checked += 1;
         }
         checked_peak(&g, Strategy::BestFit);

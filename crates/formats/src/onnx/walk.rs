@@ -80,7 +80,16 @@ impl Walker<'_> {
         };
         let worst = ctx.worst_cases();
         let unbounded: Vec<(usize, Result<Vec<Info>, String>)> = (ctx.unbounded().into_iter())
-            .map(|(j, why)| (j, Err(format!("{}: {}", ops::DATA_DEPENDENT, self.explained(why, &ids)))))
+            .map(|(j, why)| {
+                (
+                    j,
+                    Err(format!(
+                        "{}: {}",
+                        ops::DATA_DEPENDENT,
+                        self.explained(why, &ids)
+                    )),
+                )
+            })
             .collect();
         let inferred = inferred.map_err(|why| self.explained(why, &ids));
         let inferred = inferred.and_then(|out| {
@@ -120,8 +129,14 @@ impl Walker<'_> {
         let given = self.bounds_given(node, &inferred, &worst);
         let mut outs = Vec::with_capacity(node.outputs.len());
         for (j, name) in node.outputs.iter().enumerate() {
-            let why = worst.iter().find(|(k, _)| *k == j).map(|(_, why)| why.as_str());
-            let known = unbounded.iter().find(|(k, _)| *k == j).map_or(&inferred, |(_, e)| e);
+            let why = worst
+                .iter()
+                .find(|(k, _)| *k == j)
+                .map(|(_, why)| why.as_str());
+            let known = unbounded
+                .iter()
+                .find(|(k, _)| *k == j)
+                .map_or(&inferred, |(_, e)| e);
             let ty = self
                 .output_type(name, j, known, why, given[j].as_deref())
                 .map_err(|why| match why {
@@ -188,7 +203,13 @@ impl Walker<'_> {
                 .map(|(_, dims)| dims.clone())
         };
         let mut given: Vec<Option<Vec<u64>>> = node.outputs.iter().map(user).collect();
-        let shape = |j: usize| inferred.as_ref().ok().and_then(|o| o.get(j)).map(|i| &i.shape);
+        let shape = |j: usize| {
+            inferred
+                .as_ref()
+                .ok()
+                .and_then(|o| o.get(j))
+                .map(|i| &i.shape)
+        };
         for &(j, _) in worst {
             let shared = (worst.iter())
                 .find(|&&(k, _)| k != j && given[k].is_some() && shape(k) == shape(j))

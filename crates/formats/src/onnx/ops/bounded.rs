@@ -83,7 +83,11 @@ fn unique(c: &Ctx) -> Result<Out, String> {
     let (y, n, why) = match c.attr("axis") {
         Some(_) => {
             let a = axis(c.int("axis", 0), x.rank())?;
-            (x.shape.clone(), x.shape[a], "every slice along the axis distinct")
+            (
+                x.shape.clone(),
+                x.shape[a],
+                "every slice along the axis distinct",
+            )
         }
         None => {
             let n = product(&x.shape)?;
@@ -123,7 +127,10 @@ fn non_max_suppression(c: &Ctx) -> Result<Out, String> {
                 *m
             }
             _ => {
-                c.worst_case(0, format!("every box of each of {batches} batches x {classes} classes"));
+                c.worst_case(
+                    0,
+                    format!("every box of each of {batches} batches x {classes} classes"),
+                );
                 spatial
             }
         },
@@ -222,7 +229,10 @@ mod tests {
     fn unique_is_at_worst_all_distinct() {
         let n = node("Unique", vec![], 4);
         let (out, worst) = run_worst(unique, &n, 11, &[t(&[2, 3])]);
-        assert_eq!(shapes(out.unwrap()), vec![vec![6], vec![6], vec![6], vec![6]]);
+        assert_eq!(
+            shapes(out.unwrap()),
+            vec![vec![6], vec![6], vec![6], vec![6]]
+        );
         assert_eq!(worst, vec![0, 1, 3]);
         let n = node("Unique", vec![int("axis", -1)], 2);
         let out = run(unique, &n, 11, &[t(&[2, 5])]).unwrap();
@@ -234,7 +244,12 @@ mod tests {
         let n = node("NonMaxSuppression", vec![], 1);
         let (boxes, scores) = (t(&[2, 100, 4]), t(&[2, 3, 100]));
         let run3 = |most: Option<Info>| {
-            run_worst(non_max_suppression, &n, 11, &[boxes.clone(), scores.clone(), most])
+            run_worst(
+                non_max_suppression,
+                &n,
+                11,
+                &[boxes.clone(), scores.clone(), most],
+            )
         };
         let (out, worst) = run3(None);
         assert_eq!((shapes(out.unwrap()), worst), (vec![vec![0, 3]], vec![]));

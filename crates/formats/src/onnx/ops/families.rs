@@ -3,8 +3,7 @@
 //! [`Registry`]) sit in a module that imports none of the families.
 
 use super::{
-    bounded, control, elementwise, image, layout, microsoft, misc, nn, quant, reduce, rnn,
-    sequence,
+    bounded, control, elementwise, image, layout, microsoft, misc, nn, quant, reduce, rnn, sequence,
 };
 use super::{Handler, Registry, MS};
 use std::sync::OnceLock;
