@@ -1,5 +1,6 @@
 //! The free dimensions of a model's inputs: what the graph reports having used,
-//! and what an import error reports having tried.
+//! and what an import error reports having tried; and the values whose size
+//! depends on the input data, planned at a bound.
 
 use serde::Serialize;
 
@@ -18,4 +19,22 @@ pub struct FreeDim {
     pub raised: bool,
     /// Where it occurs: `input[axis]`.
     pub at: Vec<String>,
+}
+
+/// A value whose size depends on the input data (`NonZero`'s output, the boxes
+/// `NonMaxSuppression` keeps): the graph is planned with it at `dims`, its worst
+/// case unless the user gave a smaller bound. A plan made at the worst case holds
+/// for every input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Bound {
+    /// The value's name.
+    pub value: String,
+    /// The dims planned for.
+    pub dims: Vec<u64>,
+    /// The largest dims the input shapes allow.
+    pub worst: Vec<u64>,
+    /// Why the worst case is what it is (`every element nonzero`).
+    pub why: String,
+    /// The user gave `dims` (a bound of their own), not the worst case.
+    pub given: bool,
 }

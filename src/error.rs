@@ -70,8 +70,9 @@ impl Error {
         })
     }
 
-    /// Value `value` of a model has a size that depends on the input data, so the
-    /// reader needs an upper bound for its shape (`--value-shape NAME=DIMS`).
+    /// Value `value` of a model has a size that depends on the input data (or a
+    /// shape nothing gives), so the reader needs an upper bound for its shape.
+    /// The message names no flag or control: the CLI and the page each add how.
     pub fn needs_shape(
         format: &'static str,
         at: Option<String>,
@@ -143,7 +144,7 @@ impl fmt::Display for Error {
         if !defaulted.is_empty() {
             write!(
                 f,
-                " (free input dims {} defaulted; other values may import: set them with --dim NAME=VALUE)",
+                " (free input dims {} defaulted; other values may import)",
                 defaulted.join(", ")
             )?;
         }

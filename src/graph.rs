@@ -5,7 +5,7 @@
 //! in the arena only when its [`Role`] is [`Role::Arena`]. A tensor with a given
 //! [`Lifetime`] (instances without ops, such as MiniMalloc CSV) keeps it as is.
 
-pub use crate::dims::FreeDim;
+pub use crate::dims::{Bound, FreeDim};
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -97,6 +97,10 @@ pub struct Graph {
     /// they were given.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub free_dims: Vec<FreeDim>,
+    /// The values whose size depends on the input data, with the bound each is
+    /// planned at.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bounds: Vec<Bound>,
 }
 
 /// A body of op `op`, held in its attribute `attribute`.
@@ -188,6 +192,7 @@ impl Graph {
             subgraphs: Vec::new(),
             notes: Vec::new(),
             free_dims: Vec::new(),
+            bounds: Vec::new(),
         })
     }
 

@@ -6,12 +6,11 @@ import { debounced } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
 
-/** The form beside the summary: one field per free input dimension (prefilled with the value used, with the inputs it belongs to) and per data-dependent value asked for; a change reopens the file with the new values after a pause. Hidden when there is nothing to ask. With `failed`, the model did not open with these values. */
-export function showShapeForm(freeDims, values, reopen, dims, { failed = false } = {}) {
-  const box = $('shape-form');
-  const names = Object.keys(values);
-  box.hidden = freeDims.length === 0 && names.length === 0;
-  if (box.hidden) return;
+/** Dims as the form shows them: `4 x 3234`. */
+export const dimsText = (dims) => dims.join(' x ');
+
+/** What the form's note says of the free dims and of the sizes that depend on the data (`bounds`, as the import lists them; `asked`, values an error asks a bound for). */
+function formNote(freeDims, bounds, asked, failed) {
   const defaulted = freeDims.filter((d) => !d.given).length;
   const raised = freeDims.filter((d) => d.raised).map((d) => d.name);
   const parts = [];
@@ -20,8 +19,24 @@ export function showShapeForm(freeDims, values, reopen, dims, { failed = false }
     const free = `This model leaves ${freeDims.length} input dimension${freeDims.length === 1 ? '' : 's'} free`;
     parts.push(failed ? `${free}, and it does not run with the values below.` : `${free}; the plan uses the values below${defaulted ? ` (${how})` : ''}.`);
   }
-  if (names.length) parts.push('A size depends on the input data: give an upper bound (dims such as 100x4) to plan for.');
-  $('shape-note').textContent = `${parts.join(' ')} Change a value to ${failed ? 'open it' : 're-plan'}.`;
+  if (bounds.length) {
+    const worst = bounds.filter((b) => !b.given);
+    const each = bounds.map((b) => `${b.value}: ${b.given ? `your bound; at worst ${dimsText(b.worst)}, ${b.why}` : `at worst ${b.why}`}`);
+    const holds = worst.length === bounds.length ? 'so the plan holds for every input' : 'so the plan holds for inputs within your bounds';
+    parts.push(`${bounds.length} size${bounds.length === 1 ? ' depends' : 's depend'} on the input data, each planned at the bound below (${each.join('; ')}), ${holds}; a smaller bound in its field makes a smaller arena for inputs within it.`);
+  }
+  if (asked.length) parts.push(`The size of ${asked.join(', ')} depends on the input data and nothing bounds it: give an upper bound of each dim, in the value's own order (such as 2 x 100), to plan for.`);
+  return `${parts.join(' ')} Change a value to ${failed ? 'open it' : 're-plan'}.`;
+}
+
+/** The form beside the summary: one field per free input dimension (prefilled with the value used, with the inputs it belongs to), per value planned at a bound (prefilled with it, in the value's own dims) and per data-dependent value an error asks a bound for; a change reopens the file with the new values after a pause. Hidden when there is nothing to ask. With `failed`, the model did not open with these values. */
+export function showShapeForm(freeDims, values, reopen, dims, { failed = false, bounds = [] } = {}) {
+  const box = $('shape-form');
+  const bounded = new Map(bounds.map((b) => [b.value, b]));
+  const names = [...new Set([...bounded.keys(), ...Object.keys(values)])];
+  box.hidden = freeDims.length === 0 && names.length === 0;
+  if (box.hidden) return;
+  $('shape-note').textContent = formNote(freeDims, bounds, names.filter((n) => !bounded.has(n)), failed);
   const form = $('shape-fields');
   const focused = form.contains(document.activeElement) ? document.activeElement.dataset : null;
   form.replaceChildren();
@@ -34,7 +49,7 @@ export function showShapeForm(freeDims, values, reopen, dims, { failed = false }
     Object.assign(input, { value: `${value}`, type: 'text', inputMode: kind === 'dim' ? 'numeric' : 'text', className: 'input' });
     input.dataset[kind] = label;
     input.addEventListener('input', debounced(() => {
-      const text = input.value.trim();
+      const text = kind === 'dim' ? input.value.trim() : input.value.replace(/\s+/g, '');
       const ok = kind === 'dim' ? /^\d+$/.test(text) : /^(\d+(x\d+)*)?$/.test(text);
       input.setAttribute('aria-invalid', ok ? 'false' : 'true');
       if (ok) onValue(text);
@@ -51,7 +66,10 @@ export function showShapeForm(freeDims, values, reopen, dims, { failed = false }
     });
   }
   for (const name of names) {
-    field(name, 'an upper bound of this value\'s dims', values[name], 'value', (text) => {
+    const b = bounded.get(name);
+    const title = b ? `at worst ${dimsText(b.worst)}: ${b.why}` : 'an upper bound of this value\'s dims';
+    const shown = b ? dimsText(b.dims) : values[name] ?? '';
+    field(name, title, shown, 'value', (text) => {
       nextValues[name] = text;
       reopen({ ...nextDims }, { ...nextValues });
     });

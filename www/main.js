@@ -87,7 +87,7 @@ async function load(data, name, origin, options = {}, failed = null) {
       // a data-dependent size: the form asks for an upper bound and reopens
       const asked = e.value;
       showShapeForm([], { [asked]: read.values[asked] ?? '' }, (dims, values) => load(data, name, origin, { ...options, dims, values }), read.dims);
-      ui.showError(errorBox, `Could not open ${name}`, e.message, 'Give an upper bound for that value in the form below the numbers; memplan plans the arena for it.');
+      ui.showError(errorBox, `Could not open ${name}`, e.message, `Give an upper bound for ${asked} in the form below the numbers; memplan plans the arena for it.`);
       return false;
     }
     if (Array.isArray(e.dims) && e.dims.length) {
@@ -122,7 +122,7 @@ async function load(data, name, origin, options = {}, failed = null) {
   showBodies(state.info, focusBody);
   const reopen = (dims, values) => load(data, name, origin, { ...currentView(), dims, values });
   // a shared graph has its dims fixed in it: nothing to ask
-  showShapeForm(origin.link?.g ? [] : state.info.free_dims ?? [], read.values, reopen, read.dims);
+  showShapeForm(origin.link?.g ? [] : state.info.free_dims ?? [], read.values, reopen, read.dims, { bounds: origin.link?.g ? [] : state.info.bounds ?? [] });
   markExample(origin.example ?? null);
   teach.loaded(state.mode, state.info, options, origin.example ?? null);
   ui.clearError(errorBox);

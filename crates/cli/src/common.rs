@@ -63,6 +63,19 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, Error> {
 pub fn load(path: &Path, format: Option<Format>, read: &ReadOptions) -> Result<Graph, Error> {
     let src = file_source::FileSource::open(path)?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("graph");
-    formats::read_source(&src, format, stem, read)
-        .map_err(|e| Error::usage(format!("{}: {e}", path.display())))
+    formats::read_source(&src, format, stem, read).map_err(|e| in_file(path, &e))
+}
+
+/// An error of reading `path`, naming the file, with the flag that gives what
+/// the reader asks for (the readers' messages name no flag: the page has its
+/// own controls).
+pub fn in_file(path: &Path, e: &Error) -> Error {
+    let mut text = format!("{}: {e}", path.display());
+    if let Some(value) = e.value_needing_shape() {
+        text += &format!("; give an upper bound with --value-shape {value}=DIMS");
+    }
+    if e.free_dims().iter().any(|d| !d.given) {
+        text += "; set free dims with --dim NAME=VALUE";
+    }
+    Error::usage(text)
 }

@@ -1,6 +1,6 @@
 //! What `plan` prints: a short text report and the plan as JSON.
 
-use memplan::graph::FreeDim;
+use memplan::graph::{Bound, FreeDim};
 use memplan::{Graph, Options, Plan, PlanReport, Strategy};
 use memplan_formats::format_size;
 use serde::Serialize;
@@ -18,6 +18,10 @@ pub struct PlanDoc<'a> {
     /// The free input dimensions and the values used.
     #[serde(skip_serializing_if = "<[FreeDim]>::is_empty")]
     free_dims: &'a [FreeDim],
+    /// The values whose size depends on the input data, and the bound each is
+    /// planned at.
+    #[serde(skip_serializing_if = "<[Bound]>::is_empty")]
+    bounds: &'a [Bound],
     /// The nested arenas of op bodies, each checked.
     #[serde(skip_serializing_if = "<[NestedReport]>::is_empty")]
     subgraphs: &'a [NestedReport<'a>],
@@ -58,6 +62,7 @@ pub fn plan_json<'a>(
         report,
         notes: &graph.notes,
         free_dims: &graph.free_dims,
+        bounds: &graph.bounds,
         subgraphs: nested,
     }
 }
@@ -88,6 +93,33 @@ pub fn free_dims_text(dims: &[FreeDim]) -> String {
         n => format!("{n} defaulted to 1: set with --dim"),
     };
     format!("{} ({how})", list.join(", "))
+}
+
+/// One line per value whose size depends on the input data, with its bound and
+/// why that is its worst case, then what that makes of the plan.
+pub fn bounds_text(bounds: &[Bound]) -> String {
+    let mut s = String::new();
+    for b in bounds {
+        let how = if b.given {
+            format!("given; worst case {:?}, {}", b.worst, b.why)
+        } else {
+            format!("worst case: {}", b.why)
+        };
+        let _ = writeln!(s, "bounded      `{}` {:?} ({how})", b.value, b.dims);
+    }
+    let worst = bounds.iter().filter(|b| !b.given).count();
+    if worst == bounds.len() && worst > 0 {
+        let _ = writeln!(
+            s,
+            "             sizes that depend on the input data are planned at their worst case: the plan holds for every input (a smaller bound: --value-shape NAME=DIMS)"
+        );
+    } else if worst < bounds.len() {
+        let _ = writeln!(
+            s,
+            "             the plan holds for inputs within the bounds given"
+        );
+    }
+    s
 }
 
 /// One line per nested arena, and the importer's notes.
@@ -154,6 +186,7 @@ pub fn plan_text(graph: &Graph, plan: &Plan, violations: &[String]) -> String {
     if !graph.free_dims.is_empty() {
         let _ = writeln!(s, "free dims    {}", free_dims_text(&graph.free_dims));
     }
+    s += &bounds_text(&graph.bounds);
     let _ = writeln!(s, "naive        {}", bytes(plan.naive_bytes));
     let _ = writeln!(s, "lower bound  {}", bytes(plan.lower_bound));
     let _ = writeln!(

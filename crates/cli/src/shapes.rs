@@ -14,6 +14,8 @@ struct Doc<'a> {
     notes: &'a [String],
     #[serde(skip_serializing_if = "<[memplan::graph::FreeDim]>::is_empty")]
     free_dims: &'a [memplan::graph::FreeDim],
+    #[serde(skip_serializing_if = "<[memplan::graph::Bound]>::is_empty")]
+    bounds: &'a [memplan::graph::Bound],
 }
 
 #[derive(Serialize)]
@@ -41,7 +43,7 @@ pub fn run(args: ShapesArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let src = FileSource::open(file)?;
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
     let (graph, values) = formats::onnx_shapes_source(&src, stem, &args.common.read)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+        .map_err(|e| crate::common::in_file(file, &e))?;
     let rows: Vec<Row> = values
         .iter()
         .zip(&graph.tensors)
@@ -58,6 +60,7 @@ pub fn run(args: ShapesArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         values: rows,
         notes: &graph.notes,
         free_dims: &graph.free_dims,
+        bounds: &graph.bounds,
     };
     match args.json.as_deref() {
         Some("-") => println!("{}", serde_json::to_string_pretty(&doc)?),
@@ -101,4 +104,5 @@ fn print_table(doc: &Doc) {
             crate::report::free_dims_text(doc.free_dims)
         );
     }
+    print!("{}", crate::report::bounds_text(doc.bounds));
 }

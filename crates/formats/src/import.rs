@@ -59,15 +59,15 @@ pub fn tensor_bytes(
     Ok(bytes as u64)
 }
 
-/// The error for a `--dim` name that is not among the model's `free` dimensions:
+/// The error for a free dimension's name that is not among the model's `free` dimensions:
 /// it lists those there are.
 pub fn unknown_dim(unknown: &str, free: &[memplan::graph::FreeDim]) -> Error {
     let names: Vec<&str> = free.iter().map(|f| f.name.as_str()).collect();
     Error::usage(if names.is_empty() {
-        format!("--dim names `{unknown}`, but the model's inputs have no free dimensions")
+        format!("a value is given for free dim `{unknown}`, but the model's inputs have no free dimensions")
     } else {
         format!(
-            "--dim names `{unknown}`, which is not a free dimension of the model (it has: {})",
+            "a value is given for free dim `{unknown}`, which is not a free dimension of the model (it has: {})",
             names.join(", ")
         )
     })

@@ -170,7 +170,7 @@ impl Columns {
                     F,
                     at(),
                     format!(
-                        "buffer `{id}` asks for an alignment of {}: memplan aligns every buffer alike; drop the column and plan with --align",
+                        "buffer `{id}` asks for an alignment of {}: memplan aligns every buffer alike; drop the column and plan with an alignment for every buffer",
                         cells[k]
                     ),
                 ));

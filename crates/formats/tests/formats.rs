@@ -155,7 +155,7 @@ fn minimalloc_spellings_read_as_minimalloc_reads_them() {
     );
     let e = err("id,lower,upper,size,alignment\na,0,3,10,64\n");
     assert!(
-        e.contains("alignment of 64") && e.contains("--align"),
+        e.contains("alignment of 64") && e.contains("plan with an alignment"),
         "{e}"
     );
     // not MiniMalloc: a required column missing, or twice

@@ -2,7 +2,7 @@
 //! inference alone (`--no-declared`), fed each test's input dims, must give the
 //! dims and element types of the test's outputs.
 
-use memplan_formats::{self as formats, ReadOptions};
+use memplan_formats::{self as formats, ReadOptions, ShapeSource};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -12,6 +12,10 @@ use std::collections::BTreeMap;
 /// bfloat16 results as uint16 (all listed, each checked to end as listed), so
 /// 1,109 is every test there is to match.
 const AT_LEAST: usize = 1109;
+
+/// Tests listed as `bound`: sizes that depend on the data, planned at a worst
+/// case no smaller than the test data's (each checked).
+const BOUNDED: usize = 33;
 
 /// How a listed test must end (see `tests/data/onnx_node_dynamic.txt`).
 struct Listed {
@@ -82,7 +86,44 @@ enum Outcome {
     Error(String),
 }
 
-fn run_one(data: &[u8], test: &Value) -> Outcome {
+/// For a test listed as `bound`: `None` when it imports with some value at its
+/// worst case, and every output has the test data's element type and rank and
+/// dims no smaller than the test data's; else what is wrong.
+fn bound_holds(data: &[u8], test: &Value) -> Option<String> {
+    let values = match formats::onnx_shapes(data, "test", &read_options(test)) {
+        Ok((_, values)) => values,
+        Err(e) => return Some(format!("no bound: {e}")),
+    };
+    if !values.iter().any(|v| v.source == ShapeSource::WorstCase) {
+        return Some("no value is planned at its worst case".into());
+    }
+    let mut wrong = Vec::new();
+    for out in test["outputs"].as_array().unwrap() {
+        let name = out["name"].as_str().unwrap();
+        let want = dims(&out["data"]["dims"]);
+        let dtype = out["data"]["dtype"].as_str().unwrap();
+        let Some(v) = values.iter().find(|v| v.name == name && v.output) else {
+            wrong.push(format!("`{name}` is not an output"));
+            continue;
+        };
+        let covers = v.dims.len() == want.len() && v.dims.iter().zip(&want).all(|(b, w)| b >= w);
+        if !covers || v.dtype != dtype {
+            wrong.push(format!(
+                "`{name}`: {} {:?} does not cover {dtype} {want:?}",
+                v.dtype, v.dims
+            ));
+        }
+    }
+    (!wrong.is_empty()).then(|| wrong.join("; "))
+}
+
+fn dims(list: &Value) -> Vec<i64> {
+    let list = list.as_array().unwrap();
+    list.iter().map(|d| d.as_i64().unwrap()).collect()
+}
+
+/// The test's input dims, and memplan's inference alone.
+fn read_options(test: &Value) -> ReadOptions {
     let mut opts = ReadOptions {
         no_declared: true,
         ..ReadOptions::default()
@@ -95,19 +136,18 @@ fn run_one(data: &[u8], test: &Value) -> Outcome {
                 .push((input["name"].as_str().unwrap().to_string(), dims));
         }
     }
-    let (_, values) = match formats::onnx_shapes(data, "test", &opts) {
+    opts
+}
+
+fn run_one(data: &[u8], test: &Value) -> Outcome {
+    let (_, values) = match formats::onnx_shapes(data, "test", &read_options(test)) {
         Ok(v) => v,
         Err(e) => return Outcome::Error(e.to_string()),
     };
     let mut wrong = Vec::new();
     for out in test["outputs"].as_array().unwrap() {
         let name = out["name"].as_str().unwrap();
-        let want: Vec<i64> = out["data"]["dims"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_i64().unwrap())
-            .collect();
+        let want = dims(&out["data"]["dims"]);
         let dtype = out["data"]["dtype"].as_str().unwrap();
         match values.iter().find(|v| v.name == name && v.output) {
             Some(v) if v.dims == want && v.dtype == dtype => {}
@@ -133,7 +173,7 @@ fn node_tests_infer_their_output_shapes() {
     let expected: Value =
         serde_json::from_slice(&std::fs::read(dir.join("expected.json")).unwrap()).unwrap();
     let dynamic = dynamic_list();
-    let (mut matched, mut total) = (0, 0);
+    let (mut matched, mut total, mut bounded) = (0, 0, 0);
     let mut report = Vec::new();
     let mut failures = Vec::new();
     for (file, test) in expected["tests"].as_object().unwrap() {
@@ -157,6 +197,14 @@ fn node_tests_infer_their_output_shapes() {
         match (dynamic.get(stem), &outcome) {
             (None, Outcome::Match) => matched += 1,
             (None, _) => failures.push(format!("{stem}: {}", report.last().unwrap())),
+            (Some(listed), _) if listed.kind == "bound" => {
+                bounded += 1;
+                if let Some(why) = std::panic::catch_unwind(|| bound_holds(&data, test))
+                    .unwrap_or_else(|_| Some("panicked".into()))
+                {
+                    failures.push(format!("{stem} (listed as bound): {why}"));
+                }
+            }
             (Some(listed), _) => {
                 if let Some(why) = as_listed(&outcome, listed, test) {
                     failures.push(format!("{stem} (listed as {}): {why}", listed.kind));
@@ -167,7 +215,7 @@ fn node_tests_infer_their_output_shapes() {
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("onnx-node-report.txt");
     std::fs::write(&path, report.join("\n") + "\n").unwrap();
     eprintln!(
-        "{matched} of {total} node tests match; {} listed in tests/data/onnx_node_dynamic.txt; every test that does not match is in {}",
+        "{matched} of {total} node tests match; {bounded} planned at a worst case that covers the test data; {} listed in tests/data/onnx_node_dynamic.txt; every test that does not match is in {}",
         dynamic.len(),
         path.display()
     );
@@ -177,6 +225,7 @@ fn node_tests_infer_their_output_shapes() {
         failures.len(),
         failures.join("\n")
     );
+    assert_eq!(bounded, BOUNDED, "node tests listed as bound and checked");
     assert!(
         matched >= AT_LEAST,
         "only {matched} of {total} node tests match (at least {AT_LEAST} must)"

@@ -31,7 +31,7 @@ pub struct Session {
 }
 
 /// What the page sets when it reads a model: free dimensions by name
-/// (`{"seq": 128}`) and shapes of data-dependent values (`{"boxes": "100x4"}`).
+/// (`{"seq": 128}`) and bounds of data-dependent values (`{"idx": "4x3234"}`).
 #[derive(Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct ReadRequest {
@@ -85,6 +85,9 @@ struct GraphInfo<'a> {
     focus: Option<usize>,
     /// The model's free input dimensions and the values used.
     free_dims: &'a [memplan::graph::FreeDim],
+    /// The values whose size depends on the input data, each with the bound
+    /// it is planned at and its worst case.
+    bounds: &'a [memplan::graph::Bound],
 }
 
 #[derive(Serialize)]
@@ -226,6 +229,7 @@ impl Session {
                 .collect(),
             focus: self.focus,
             free_dims: &self.root.free_dims,
+            bounds: &self.root.bounds,
         })
     }
 

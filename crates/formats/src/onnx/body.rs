@@ -5,7 +5,7 @@
 use super::inputs::{graph_input, weight};
 use super::ops::Bodies;
 use super::shape::Info;
-use super::{proto, Frame, Source, Walker};
+use super::{proto, Frame, Options, Source, Walker};
 use crate::import;
 use memplan::error::Error;
 
@@ -57,7 +57,7 @@ impl Walker<'_> {
         for (i, v) in body.inputs.iter().enumerate() {
             let info = match inputs.get(i) {
                 Some(info) => info.clone(),
-                None => graph_input(v, &[], &[])?.0,
+                None => graph_input(v, &Options::default(), &[])?.0,
             };
             let id = self.define(&v.name, info, Source::Inferred)?;
             self.top().inputs.push(id);

@@ -85,10 +85,15 @@ pub(super) fn free_dims<'a>(
 
 pub(super) fn graph_input(
     v: &proto::ValueInfo,
-    input_shapes: &[(String, Vec<u64>)],
+    opts: &Options,
     free: &[FreeDim],
 ) -> Result<(Info, Source), Error> {
-    let given = input_shapes.iter().find(|(n, _)| n == &v.name);
+    // an input the file gives no shape may have one as a value's bound
+    let given = (opts.input_shapes.iter().find(|(n, _)| n == &v.name)).or_else(|| {
+        (opts.value_shapes.iter())
+            .find(|(n, _)| n == &v.name)
+            .filter(|_| v.shape.is_none())
+    });
     let (shape, source) = match (given, &v.shape) {
         (Some((_, dims)), _) => (
             dims.iter()
@@ -118,13 +123,11 @@ pub(super) fn graph_input(
             (shape, Source::Declared)
         }
         (None, None) => {
-            return Err(Error::parse(
+            return Err(Error::needs_shape(
                 F,
                 Some(format!("input `{}`", v.name)),
-                format!(
-                    "the model gives no shape; use --input-shape {}=DIMS",
-                    v.name
-                ),
+                &v.name,
+                "the model gives no shape for this input, so it needs one",
             ))
         }
     };

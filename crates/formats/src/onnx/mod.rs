@@ -30,7 +30,7 @@ use super::import::{self, Node, Value};
 use super::source::{self as input, Cursor, Field};
 use inputs::{free_dims, graph_input, weight};
 use memplan::error::Error;
-use memplan::graph::{FreeDim, Graph, Subgraph};
+use memplan::graph::{Bound, FreeDim, Graph, Subgraph};
 use shape::Info;
 use std::collections::HashMap;
 
@@ -80,8 +80,11 @@ pub enum Source {
     Inferred,
     /// Inferred, and the value's contents were computed too.
     Evaluated,
-    /// The user gave it (`--input-shape`, `--value-shape`).
+    /// The user gave it (an input's shape, a bound of a value).
     User,
+    /// Inferred at its worst case: a size that depends on the input data,
+    /// planned at the largest the input shapes allow.
+    WorstCase,
     /// A weight (initializer).
     Weight,
 }
@@ -93,6 +96,7 @@ impl Source {
             Source::Inferred => "inferred",
             Source::Evaluated => "evaluated",
             Source::User => "user",
+            Source::WorstCase => "worst-case",
             Source::Weight => "initializer",
         }
     }
@@ -153,7 +157,7 @@ pub fn import(src: &dyn input::Source, name: &str, opts: &Options) -> Result<Imp
         if !g.inputs.iter().any(|v| &v.name == missing) {
             let names: Vec<&str> = g.inputs.iter().map(|v| v.name.as_str()).collect();
             return Err(Error::usage(format!(
-                "--input-shape names `{missing}`, which is not an input of the model (inputs: {})",
+                "a shape is given for input `{missing}`, which is not an input of the model (inputs: {})",
                 names.join(", ")
             )));
         }
@@ -303,7 +307,7 @@ fn walk_model(model: &proto::Model, name: &str, opts: &Options) -> Result<Import
         if w.top().index.contains_key(&v.name) {
             continue; // an initializer listed as an input (IR version 3)
         }
-        let (info, source) = graph_input(v, opts.input_shapes, &free)?;
+        let (info, source) = graph_input(v, opts, &free)?;
         let id = w
             .define(&v.name, info, source)
             .map_err(|e| at_value(&v.name, e))?;
@@ -345,6 +349,7 @@ fn walk_model(model: &proto::Model, name: &str, opts: &Options) -> Result<Import
     graph.subgraphs = frame.subgraphs;
     graph.notes = w.notes;
     graph.free_dims = free;
+    graph.bounds = w.bounds;
     Ok(Imported {
         graph,
         values,
@@ -394,6 +399,8 @@ struct Walker<'m> {
     /// Declared types by value name (every graph's `value_info` and outputs).
     declared: HashMap<&'m str, &'m proto::ValueInfo>,
     notes: Vec<String>,
+    /// Values sized at a bound: their worst case, or the user's.
+    bounds: Vec<Bound>,
     /// `If` branches that cannot run at these shapes, left out of the plan.
     branches_left_out: usize,
     /// Elements that evaluated constants hold together, against [`DATA_BUDGET`].

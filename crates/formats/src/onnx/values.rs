@@ -23,6 +23,7 @@ impl<'m> Walker<'m> {
             opts,
             declared: HashMap::new(),
             notes: Vec::new(),
+            bounds: Vec::new(),
             branches_left_out: 0,
             data_used: 0,
             pending: Vec::new(),

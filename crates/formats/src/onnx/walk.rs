@@ -8,7 +8,7 @@ use super::shape::{self, Data, Info, Out};
 use super::{dtype, eval, proto, Source, Walker, DATA_BUDGET, F};
 use crate::import::Node;
 use memplan::error::Error;
-use memplan::graph::Subgraph;
+use memplan::graph::{Bound, Subgraph};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
 /// Op types whose outputs are never folded (each run differs).
@@ -67,11 +67,7 @@ impl Walker<'_> {
         };
         let refs: Vec<Option<&Info>> = infos.iter().map(Option::as_ref).collect();
         let opset = self.opsets.get(node.domain.as_str()).copied().unwrap_or(1);
-        let ctx = Ctx {
-            node,
-            inputs: &refs,
-            opset,
-        };
+        let ctx = Ctx::new(node, &refs, opset);
         let to_infos = |out: Out| out.into_iter().map(|(d, s)| Info::new(d, s)).collect();
         let inferred: Result<Vec<Info>, String> = match ops::lookup(&node.domain, &node.op_type) {
             Some(Handler::Plain(f)) => f(&ctx).map(to_infos),
@@ -82,12 +78,20 @@ impl Walker<'_> {
                 node.op_type
             )),
         };
-        let inferred = inferred.map_err(|why| {
-            match ops::unknown_input(&why).and_then(|i| ids.get(i).copied().flatten()) {
-                Some(id) => format!("{why}{}", self.provenance(id)),
-                None => why,
-            }
-        });
+        let worst = ctx.worst_cases();
+        let unbounded: Vec<(usize, Result<Vec<Info>, String>)> = (ctx.unbounded().into_iter())
+            .map(|(j, why)| {
+                (
+                    j,
+                    Err(format!(
+                        "{}: {}",
+                        ops::DATA_DEPENDENT,
+                        self.explained(why, &ids)
+                    )),
+                )
+            })
+            .collect();
+        let inferred = inferred.map_err(|why| self.explained(why, &ids));
         let inferred = inferred.and_then(|out| {
             for i in &out {
                 shape::valid(&i.shape)?;
@@ -122,10 +126,19 @@ impl Walker<'_> {
                     && all_inputs.iter().all(|&i| f.infos[i].konst)
                     && !RANDOM.contains(&node.op_type.as_str()))
         };
+        let given = self.bounds_given(node, &inferred, &worst);
         let mut outs = Vec::with_capacity(node.outputs.len());
         for (j, name) in node.outputs.iter().enumerate() {
+            let why = worst
+                .iter()
+                .find(|(k, _)| *k == j)
+                .map(|(_, why)| why.as_str());
+            let known = unbounded
+                .iter()
+                .find(|(k, _)| *k == j)
+                .map_or(&inferred, |(_, e)| e);
             let ty = self
-                .output_type(name, j, &inferred)
+                .output_type(name, j, known, why, given[j].as_deref())
                 .map_err(|why| match why {
                     Why::Bad(why) => Error::parse(F, at(), why),
                     Why::NeedsShape(why) => Error::needs_shape(F, at(), name, why),
@@ -175,6 +188,48 @@ impl Walker<'_> {
         Ok(())
     }
 
+    /// The shape the user gave for each output of `node`, if any. Outputs at one
+    /// worst case share a bound given for any of them (TopK's values and
+    /// indices, Unique's), so that one bound keeps them consistent.
+    fn bounds_given(
+        &self,
+        node: &proto::Node,
+        inferred: &Result<Vec<Info>, String>,
+        worst: &[(usize, String)],
+    ) -> Vec<Option<Vec<u64>>> {
+        let user = |name: &String| {
+            (self.opts.value_shapes.iter())
+                .find(|(n, _)| n == name)
+                .map(|(_, dims)| dims.clone())
+        };
+        let mut given: Vec<Option<Vec<u64>>> = node.outputs.iter().map(user).collect();
+        let shape = |j: usize| {
+            inferred
+                .as_ref()
+                .ok()
+                .and_then(|o| o.get(j))
+                .map(|i| &i.shape)
+        };
+        for &(j, _) in worst {
+            let shared = (worst.iter())
+                .find(|&&(k, _)| k != j && given[k].is_some() && shape(k) == shape(j))
+                .and_then(|&(k, _)| given[k].clone());
+            if given[j].is_none() {
+                given[j] = shared;
+            }
+        }
+        given
+    }
+
+    /// A handler's reason, with the graph inputs that the value it names as
+    /// unknown is computed from.
+    fn explained(&mut self, why: String, ids: &[Option<usize>]) -> String {
+        match ops::unknown_input(&why).and_then(|i| ids.get(i).copied().flatten()) {
+            Some(id) => format!("{why}{}", self.provenance(id)),
+            None => why,
+        }
+    }
+
     /// Which inputs of the graph being walked the value of `id` is computed from,
     /// as words for an error (empty when `id` is such an input itself).
     fn provenance(&mut self, id: usize) -> String {
@@ -208,17 +263,33 @@ impl Walker<'_> {
     }
 
     /// What is known of output `j` named `name`: the user's shape, else
-    /// inference, else the declared type.
+    /// inference, else the declared type. `given` is the user's shape, `worst`
+    /// says why, when inference gave
+    /// the output's worst case (a size that depends on the data): the value is
+    /// listed among the graph's bounds.
     fn output_type(
         &mut self,
         name: &str,
         j: usize,
         inferred: &Result<Vec<Info>, String>,
+        worst: Option<&str>,
+        given: Option<&[u64]>,
     ) -> Result<(Info, Source), Why> {
         let from_infer = inferred.as_ref().ok().and_then(|o| o.get(j).cloned());
+        let bound = |dims: &[i64], given: bool| {
+            let worst = worst.zip(from_infer.as_ref())?;
+            let unsigned = |d: &[i64]| d.iter().map(|&d| d.max(0) as u64).collect();
+            Some(Bound {
+                value: name.to_string(),
+                dims: unsigned(dims),
+                worst: unsigned(&worst.1.shape),
+                why: worst.0.to_string(),
+                given,
+            })
+        };
         let declared = self.declared.get(name).copied();
         let from_decl = declared.and_then(static_shape);
-        if let Some((_, dims)) = self.opts.value_shapes.iter().find(|(n, _)| n == name) {
+        if let Some(dims) = given {
             let dt = from_infer
                 .as_ref()
                 .map(|t| t.dtype)
@@ -231,8 +302,27 @@ impl Walker<'_> {
                     i64::try_from(d)
                         .map_err(|_| Why::Bad(format!("dimension {d} of `{name}` is too large")))
                 })
-                .collect::<Result<_, _>>()?;
+                .collect::<Result<Vec<i64>, _>>()?;
+            if let Some(b) = bound(&dims, true) {
+                let above = b.dims.len() != b.worst.len()
+                    || b.dims.iter().zip(&b.worst).any(|(d, w)| d > w);
+                if above {
+                    self.notes.push(format!(
+                        "`{name}`: the bound given, {:?}, is not within its worst case {:?} ({})",
+                        b.dims, b.worst, b.why
+                    ));
+                }
+                self.bounds.push(b);
+            }
             return Ok((Info::new(dt, dims), Source::User));
+        }
+        if let (Some(b), Some(i)) = (bound(&[], false), &from_infer) {
+            // a traced exporter declares the size it saw: the worst case is used
+            self.bounds.push(Bound {
+                dims: b.worst.clone(),
+                ..b
+            });
+            return Ok((i.clone(), Source::WorstCase));
         }
         match (from_infer, from_decl) {
             (Some(i), Some(d)) => {
@@ -258,10 +348,10 @@ impl Walker<'_> {
                     .unwrap_or_else(|| format!("output {j} cannot be inferred"));
                 if let Some(rest) = why.strip_prefix(ops::DATA_DEPENDENT) {
                     Err(Why::NeedsShape(format!(
-                        "the size of `{name}` depends on the input values{rest}; give an upper bound with --value-shape {name}=DIMS"
+                        "the size of `{name}` depends on the input values{rest}; no worst case follows from the input shapes, so it needs an upper bound"
                     )))
                 } else if why.contains(GIVE_SHAPE) {
-                    let why = why.replace(GIVE_SHAPE, &format!("--value-shape {name}=DIMS"));
+                    let why = why.replace(GIVE_SHAPE, &format!("the shape of `{name}`"));
                     Err(Why::NeedsShape(format!(
                         "cannot infer the shape of `{name}`: {why}"
                     )))
@@ -275,9 +365,10 @@ impl Walker<'_> {
     }
 }
 
-/// How a value's shape is asked of the user, in messages; the value's name
-/// replaces `NAME` once it is known.
-const GIVE_SHAPE: &str = "--value-shape NAME=DIMS";
+/// Where a handler's reason asks the user for a value's shape; the words that
+/// name the value replace it once it is known. Messages name no flag or control:
+/// the CLI and the page each say how a shape is given.
+const GIVE_SHAPE: &str = "the shape of NAME";
 
 /// Why an output has no type: a fault of the file, or a shape only the user can
 /// give (its size depends on the data, or memplan has no rule for the op).

@@ -29,7 +29,7 @@ pub(super) fn main_inputs(
         if !fed.iter().any(|&t| &tensors[t].name == missing) {
             let names: Vec<&str> = fed.iter().map(|&t| tensors[t].name.as_str()).collect();
             return Err(Error::usage(format!(
-                "--input-shape names `{missing}`, which is not an input of the model (inputs: {})",
+                "a shape is given for input `{missing}`, which is not an input of the model (inputs: {})",
                 names.join(", ")
             )));
         }

@@ -59,12 +59,12 @@ pub fn read_source(src: &dyn Source, name: &str, opts: &ReadOptions) -> Result<G
 fn read_bytes(data: &Bytes, name: &str, opts: &ReadOptions) -> Result<Graph, Error> {
     if let Some((value, _)) = opts.value_shapes.first() {
         return Err(Error::usage(format!(
-            "--value-shape {value}=...: TFLite models take input shapes (--input-shape, --dim), not value shapes"
+            "a shape is given for value `{value}`: TFLite models take input shapes and free dims, not value shapes"
         )));
     }
     if opts.no_declared {
         return Err(Error::usage(
-            "--no-declared applies to ONNX models: a TFLite model's shapes are stored, or propagated from the inputs you give",
+            "ignoring declared shapes applies to ONNX models: a TFLite model's shapes are stored, or propagated from the inputs you give",
         ));
     }
     let model = Table::root(data)?;

@@ -2,7 +2,7 @@
 //! ([`Bodies`]), which also plans each body as a nested arena and makes every
 //! value a body reads from outside an input of the node.
 
-use super::{Bodies, Ctx, Registry, DATA_DEPENDENT, ONNX};
+use super::{Bodies, Ctx, Registry, ONNX};
 use crate::onnx::dtype::{BOOL, INT64};
 use crate::onnx::proto::Graph;
 use crate::onnx::shape::{axis, Info, Out, Ty};
@@ -104,15 +104,18 @@ fn loop_(c: &Ctx, bodies: &mut dyn Bodies) -> Result<Out, String> {
             .opt(0)
             .and_then(Info::ints)
             .and_then(|v| v.first().copied());
-        let trip = trip.ok_or_else(|| {
-            let m = c.node.inputs.first().filter(|s| !s.is_empty());
-            format!(
-                "{DATA_DEPENDENT}: the trip count{} is not a constant, so the scan outputs' lengths are not known",
-                m.map_or(String::new(), |m| format!(" `{m}`"))
-            )
-        })?;
+        // no bound: the loop runs as often as its trip count or condition says
+        if trip.is_none() {
+            let why = match c.node.inputs.first().filter(|s| !s.is_empty()) {
+                Some(_) => format!("it is as long as the loop's trip count, and {}", c.unknown(0, "M")),
+                None => "it is as long as the loop runs, and the loop has no trip count (it runs until its condition is false)".to_string(),
+            };
+            for j in n..n + scans.len() {
+                c.no_bound(j, why.clone());
+            }
+        }
         for s in scans {
-            let mut shape = vec![trip.max(0)];
+            let mut shape = vec![trip.unwrap_or(0).max(0)];
             shape.extend_from_slice(&s.shape);
             out.push((s.dtype, shape));
         }

@@ -3,7 +3,7 @@
 //! [`Registry`]) sit in a module that imports none of the families.
 
 use super::{
-    control, elementwise, image, layout, microsoft, misc, nn, quant, reduce, rnn, sequence,
+    bounded, control, elementwise, image, layout, microsoft, misc, nn, quant, reduce, rnn, sequence,
 };
 use super::{Handler, Registry, MS};
 use std::sync::OnceLock;
@@ -22,6 +22,7 @@ pub fn registry() -> &'static Registry {
         quant::register(&mut r);
         microsoft::register(&mut r);
         misc::register(&mut r);
+        bounded::register(&mut r);
         control::register(&mut r);
         sequence::register(&mut r);
         r

@@ -1,23 +1,14 @@
-//! Ops whose sizes depend on values (`NonZero`, `Unique`, `NonMaxSuppression`
-//! ...), string ops, optionals, `ai.onnx.ml` models and
-//! `ai.onnx.preview.training` optimisers.
+//! String ops, optionals, `ai.onnx.ml` models and `ai.onnx.preview.training`
+//! optimisers (the ops whose sizes depend on values are in `bounded`).
 //!
 //! Why one file: each family here is a handful of short handlers, too few to
-//! stand alone; the code is 360 lines, the tests (the last 145) the rest.
+//! stand alone; the code is 280 lines, the tests (the last 110) the rest.
 
-use super::layout::data_dependent;
 use super::{Ctx, Registry, ML, ONNX, TRAINING};
 use crate::onnx::dtype::{BOOL, FLOAT, INT64, STRING, UINT8};
-use crate::onnx::shape::{axis, broadcast, product, Info, Out};
+use crate::onnx::shape::{broadcast, product, Info, Out};
 
 pub fn register(r: &mut Registry) {
-    r.add(ONNX, &["NonZero"], non_zero);
-    r.add(ONNX, &["Compress"], compress);
-    r.add(ONNX, &["Unique"], unique);
-    r.add(ONNX, &["NonMaxSuppression"], non_max_suppression);
-    r.add(ONNX, &["ImageDecoder"], image_decoder);
-    r.add(ONNX, &["StringNormalizer"], string_normalizer);
-    r.add(ONNX, &["StringSplit"], string_split);
     r.add(ONNX, &["StringConcat"], string_concat);
     r.add(ONNX, &["RegexFullMatch"], regex_full_match);
     r.add(ONNX, &["TfIdfVectorizer"], tf_idf);
@@ -46,80 +37,6 @@ pub fn register(r: &mut Registry) {
 
 fn same(c: &Ctx) -> Result<Out, String> {
     c.same()
-}
-
-/// Nonzero elements of a constant, when its contents are known.
-fn nonzero_count(x: &Info, limit: usize) -> Option<i64> {
-    let values = x.data.as_ref()?.floats();
-    Some(values.iter().take(limit).filter(|&&v| v != 0.0).count() as i64)
-}
-
-/// `[rank, count]`: the count is known only for a constant input.
-fn non_zero(c: &Ctx) -> Result<Out, String> {
-    let x = c.x(0)?;
-    let n = nonzero_count(x, usize::MAX)
-        .ok_or_else(|| data_dependent("the number of nonzero elements of the input"))?;
-    Ok(vec![(INT64, vec![x.rank().max(1) as i64, n])])
-}
-
-/// The input with the slices its `condition` keeps (along `axis`, else flattened).
-fn compress(c: &Ctx) -> Result<Out, String> {
-    let (x, cond) = (c.x(0)?, c.x(1)?);
-    let a = match c.attr("axis") {
-        Some(_) => Some(axis(c.int("axis", 0), x.rank())?),
-        None => None,
-    };
-    let len = match a {
-        Some(a) => x.shape[a],
-        None => product(&x.shape)?,
-    };
-    let n = nonzero_count(cond, usize::try_from(len).unwrap_or(usize::MAX))
-        .ok_or_else(|| data_dependent("the number of true values in its condition"))?;
-    let shape = match a {
-        Some(a) => {
-            let mut s = x.shape.clone();
-            s[a] = n;
-            s
-        }
-        None => vec![n],
-    };
-    Ok(vec![(x.dtype, shape)])
-}
-
-fn unique(_: &Ctx) -> Result<Out, String> {
-    Err(data_dependent("the number of distinct values of the input"))
-}
-
-fn non_max_suppression(_: &Ctx) -> Result<Out, String> {
-    Err(data_dependent("the number of boxes selected"))
-}
-
-fn image_decoder(_: &Ctx) -> Result<Out, String> {
-    Err(data_dependent("the image's size is in its encoded bytes"))
-}
-
-/// `[C]` or `[1, C]` strings; stop words make `C` smaller by as many as match.
-fn string_normalizer(c: &Ctx) -> Result<Out, String> {
-    let x = c.x(0)?;
-    if !matches!(x.shape[..], [_] | [1, _]) {
-        return Err(format!("an input of {:?}, not [C] or [1, C]", x.shape));
-    }
-    if c.attr("stopwords").is_some_and(|a| a.strings > 0) {
-        return Err(data_dependent("the number of stop words the input holds"));
-    }
-    Ok(vec![(STRING, x.shape.clone())])
-}
-
-/// Substrings (one more axis, as long as the most substrings) and their counts.
-fn string_split(c: &Ctx) -> Result<Out, String> {
-    let x = c.x(0)?;
-    let counts = (INT64, x.shape.clone());
-    if c.node.outputs.first().is_some_and(|o| o.is_empty()) {
-        return Ok(vec![(STRING, vec![]), counts]);
-    }
-    Err(data_dependent(
-        "the number of substrings of the longest split",
-    ))
 }
 
 fn string_concat(c: &Ctx) -> Result<Out, String> {
@@ -365,7 +282,7 @@ fn gradient(c: &Ctx) -> Result<Out, String> {
 mod tests {
     use super::*;
     use crate::onnx::ops::testing::*;
-    use crate::onnx::shape::{Data, Info};
+    use crate::onnx::shape::Info;
 
     #[test]
     fn optimizers_update_their_inputs() {
@@ -401,33 +318,6 @@ mod tests {
         );
         let n = node("Gradient", vec![strings("xs", 3)], 2);
         assert!(run(gradient, &n, 1, &[t(&[2]), t(&[3]), t(&[4])]).is_err());
-    }
-
-    #[test]
-    fn known_conditions_give_sizes() {
-        let n = node("Compress", vec![int("axis", 0)], 1);
-        let cond = Some(Info {
-            data: Some(Data::Int(vec![0, 1, 1])),
-            konst: true,
-            ..Info::new(BOOL, vec![3])
-        });
-        assert_eq!(
-            shapes(run(compress, &n, 11, &[t(&[3, 2]), cond.clone()]).unwrap())[0],
-            vec![2, 2]
-        );
-        let n = node("Compress", vec![], 1);
-        assert_eq!(
-            shapes(run(compress, &n, 11, &[t(&[3, 2]), cond.clone()]).unwrap())[0],
-            vec![2]
-        );
-        let err = run(compress, &n, 11, &[t(&[3, 2]), t(&[3])]).unwrap_err();
-        assert!(err.starts_with(crate::onnx::ops::DATA_DEPENDENT), "{err}");
-        let n = node("NonZero", vec![], 1);
-        assert_eq!(
-            run(non_zero, &n, 13, &[cond]).unwrap(),
-            vec![(INT64, vec![1, 2])]
-        );
-        assert!(run(non_zero, &n, 13, &[t(&[3])]).is_err());
     }
 
     #[test]
@@ -486,15 +376,7 @@ mod tests {
     }
 
     #[test]
-    fn strings_without_stop_words_keep_their_shape() {
-        let x = Some(Info::new(STRING, vec![1, 4]));
-        let n = node("StringNormalizer", vec![], 1);
-        assert_eq!(
-            run(string_normalizer, &n, 10, std::slice::from_ref(&x)).unwrap(),
-            vec![(STRING, vec![1, 4])]
-        );
-        let n = node("StringNormalizer", vec![strings("stopwords", 1)], 1);
-        assert!(run(string_normalizer, &n, 10, &[x]).is_err());
+    fn tf_idf_is_as_wide_as_the_largest_ngram_index() {
         let n = node(
             "TfIdfVectorizer",
             vec![ints("ngram_indexes", &[0, 6, 3])],

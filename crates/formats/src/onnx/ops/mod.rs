@@ -16,8 +16,10 @@
 //! | `microsoft` | onnxruntime's transformer fusions (`Attention`, `SkipLayerNormalization` ...) |
 //! | `control` | `If`, `Loop`, `Scan` |
 //! | `sequence` | sequences of tensors (`SequenceConstruct`, `SplitToSequence` ...) |
-//! | `misc` | sequences, optionals, training, `ai.onnx.ml`, data-dependent ops |
+//! | `bounded` | ops whose sizes depend on values (`NonZero`, `NonMaxSuppression` ...), at their worst case |
+//! | `misc` | strings, optionals, training, `ai.onnx.ml` |
 
+mod bounded;
 mod control;
 mod elementwise;
 mod families;
@@ -37,6 +39,7 @@ pub use families::{lookup, registry};
 
 use super::proto::{Attribute, Graph, Node};
 use super::shape::{Data, Info, Out};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// Domains, as nodes name them (`""` is the default `ai.onnx`).
@@ -52,6 +55,12 @@ pub struct Ctx<'a> {
     pub inputs: &'a [Option<&'a Info>],
     /// The opset version of the node's domain.
     pub opset: i64,
+    /// Outputs the handler sized at their worst case (a size that depends on
+    /// the input data), each with why that is the worst (see [`Ctx::worst_case`]).
+    worst: RefCell<Vec<(usize, String)>>,
+    /// Outputs whose size depends on the input data with no bound the shapes
+    /// give, each with why (see [`Ctx::no_bound`]).
+    unbounded: RefCell<Vec<(usize, String)>>,
 }
 
 /// Walks a subgraph for a control-flow handler: given the types of the body's
@@ -125,11 +134,47 @@ pub fn unknown_input(why: &str) -> Option<usize> {
     n.strip_suffix(')')?.parse().ok()
 }
 
-/// Reasons that start with this are data-dependent sizes (the importer suggests
-/// `--value-shape`).
+/// Reasons that start with this are data-dependent sizes without a worst case
+/// that follows from the input shapes (the importer asks for an upper bound).
 pub const DATA_DEPENDENT: &str = "data-dependent";
 
 impl<'a> Ctx<'a> {
+    pub fn new(node: &'a Node, inputs: &'a [Option<&'a Info>], opset: i64) -> Ctx<'a> {
+        Ctx {
+            node,
+            inputs,
+            opset,
+            worst: RefCell::new(Vec::new()),
+            unbounded: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Says that output `j`'s size depends on the input data and that nothing
+    /// bounds it (`why`): the shape returned for it is a placeholder, and the
+    /// importer asks for a bound unless the user gave one. The other outputs
+    /// keep theirs.
+    pub fn no_bound(&self, j: usize, why: impl Into<String>) {
+        self.unbounded.borrow_mut().push((j, why.into()));
+    }
+
+    /// The outputs marked by [`Ctx::no_bound`], and why.
+    pub fn unbounded(&self) -> Vec<(usize, String)> {
+        self.unbounded.take()
+    }
+
+    /// Says that output `j`'s size depends on the input data and that the shape
+    /// returned for it is the largest the inputs' shapes allow, `why` in a few
+    /// words (`every element nonzero`). The importer plans it at that bound and
+    /// lists it.
+    pub fn worst_case(&self, j: usize, why: impl Into<String>) {
+        self.worst.borrow_mut().push((j, why.into()));
+    }
+
+    /// The outputs marked by [`Ctx::worst_case`], and why.
+    pub fn worst_cases(&self) -> Vec<(usize, String)> {
+        self.worst.take()
+    }
+
     pub fn n_out(&self) -> usize {
         self.node.outputs.len()
     }

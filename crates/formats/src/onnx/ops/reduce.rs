@@ -1,6 +1,6 @@
 //! Reductions, arg-max/min and top-k, losses, and signal processing.
 
-use super::{Ctx, Registry, DATA_DEPENDENT, ONNX};
+use super::{Ctx, Registry, ONNX};
 use crate::onnx::dtype::{FLOAT, INT64};
 use crate::onnx::shape::{axes, axis, broadcast, mul, with_dim, Out};
 
@@ -71,12 +71,16 @@ fn top_k(c: &Ctx) -> Result<Out, String> {
     let x = c.x(0)?;
     let a = axis(c.int("axis", -1), x.rank())?;
     let k = if c.opset >= 10 {
-        let k = c
-            .values(1, "k")
-            .map_err(|e| format!("{DATA_DEPENDENT}: {e}"))?;
-        match k[..] {
-            [k] => k,
-            _ => return Err(format!("k has {} values, not 1", k.len())),
+        match c.x(1)?.ints().as_deref() {
+            Some(&[k]) => k,
+            Some(k) => return Err(format!("k has {} values, not 1", k.len())),
+            // k is computed at run time: at most the whole axis
+            None => {
+                let why = format!("k up to the whole axis of {}", x.shape[a]);
+                c.worst_case(0, why.clone());
+                c.worst_case(1, why);
+                x.shape[a]
+            }
         }
     } else {
         c.int("k", -1)
@@ -388,8 +392,12 @@ mod tests {
             shapes(run(top_k, &n, 11, &[t(&[3, 4]), k(&[1], &[3])]).unwrap())[0],
             vec![3, 4]
         );
-        let err = run(top_k, &n, 11, &[t(&[3, 4]), t(&[1])]).unwrap_err();
-        assert!(err.starts_with(DATA_DEPENDENT), "{err}");
+        // a k computed at run time: the whole axis, both outputs at their worst
+        let (out, worst) = run_worst(top_k, &n, 11, &[t(&[3, 4]), t(&[1])]);
+        assert_eq!(shapes(out.unwrap()), vec![vec![3, 4], vec![3, 4]]);
+        assert_eq!(worst, vec![0, 1]);
+        let (_, worst) = run_worst(top_k, &n, 11, &[t(&[3, 4]), k(&[1], &[2])]);
+        assert!(worst.is_empty());
         assert!(run(top_k, &n, 11, &[t(&[3, 4]), k(&[1], &[5])]).is_err());
     }
 

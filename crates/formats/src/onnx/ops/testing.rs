@@ -57,11 +57,21 @@ pub fn run(
     inputs: &[Option<Info>],
 ) -> Result<Out, String> {
     let refs: Vec<Option<&Info>> = inputs.iter().map(Option::as_ref).collect();
-    f(&Ctx {
-        node: n,
-        inputs: &refs,
-        opset,
-    })
+    f(&Ctx::new(n, &refs, opset))
+}
+
+/// Runs handler `f` as [`run`] does, and also returns the outputs it sized at
+/// their worst case.
+pub fn run_worst(
+    f: fn(&Ctx) -> Result<Out, String>,
+    n: &Node,
+    opset: i64,
+    inputs: &[Option<Info>],
+) -> (Result<Out, String>, Vec<usize>) {
+    let refs: Vec<Option<&Info>> = inputs.iter().map(Option::as_ref).collect();
+    let c = Ctx::new(n, &refs, opset);
+    let out = f(&c);
+    (out, c.worst_cases().into_iter().map(|(j, _)| j).collect())
 }
 
 /// A float input of `shape`.
