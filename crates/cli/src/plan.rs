@@ -53,6 +53,7 @@ impl Input<'_> {
             Input::Path(p) => load(p, common.format, &common.read),
             Input::Bytes { data, name } => {
                 memplan_formats::read_source(data, common.format, name, &common.read)
+                    .map_err(|e| crate::common::in_file(Path::new(name), &e))
             }
         }
     }

@@ -103,10 +103,34 @@ def test_options_reach_the_planner():
     assert fixed.peak == 400 and fixed.check()
 
 
+def test_a_detector_is_planned_at_its_worst_case():
+    # tests/data/detector.onnx: NonMaxSuppression, NonZero and TopK by a computed k
+    worst = memplan.plan(DATA / "detector.onnx")
+    bounds = {b["value"]: b for b in worst.bounds}
+    assert bounds["over_index"]["dims"] == bounds["over_index"]["worst"]
+    assert not any(b["given"] for b in worst.bounds) and all(b["why"] for b in worst.bounds)
+    worst.check()
+    no_overlap(worst)
+    # a user's smaller bound, in the value's own layout, gives a smaller arena
+    smaller = memplan.plan(
+        DATA / "detector.onnx",
+        value_shapes={"over_index": [3, 2500], "over_scores": [2500]},
+    )
+    given = {b["value"]: b for b in smaller.bounds}
+    assert given["over_index"]["given"] and given["over_index"]["dims"] == [3, 2500]
+    assert smaller.peak < worst.peak
+    smaller.check()
+    no_overlap(smaller)
+
+
 def test_messages_name_the_arguments_not_the_flags():
     with pytest.raises(memplan.Error) as e:
         memplan.plan(DATA / "reshape100.onnx")
     assert 'dims={"NAME": VALUE}' in str(e.value) and "--" not in str(e.value)
+    # the same from bytes
+    with pytest.raises(memplan.Error) as e:
+        memplan.plan((DATA / "reshape100.onnx").read_bytes(), name="reshape100")
+    assert str(e.value).startswith("reshape100: ") and 'dims={"NAME": VALUE}' in str(e.value)
 
 
 def test_the_command_is_the_cli():

@@ -101,6 +101,14 @@ class Plan:
         return {t["name"]: t["offset"] for t in self._doc["tensors"]}
 
     @property
+    def bounds(self) -> List[Dict[str, Any]]:
+        """The values whose size depends on the input data (a detector's NonZero,
+        NonMaxSuppression, TopK ...), each planned at ``dims``: its worst case
+        ``worst`` and ``why``, or the bound given in ``value_shapes``
+        (``given``). The plan holds for every input within them."""
+        return [dict(b) for b in self._doc.get("bounds", [])]
+
+    @property
     def notes(self) -> List[str]:
         """What the reader noted about the file (dims it assumed, shapes it fixed)."""
         return list(self._doc.get("notes", []))
