@@ -5,7 +5,7 @@
 //! host serves DIR as it is; the page's "Download demo" writes the same files.
 
 use crate::common::load;
-use crate::flags::{Common, DemoArgs};
+use crate::flags::{Common, PageArgs};
 use memplan_formats as formats;
 use std::path::{Component, Path};
 use std::process::ExitCode;
@@ -15,8 +15,9 @@ const SITE_LIST: &str = "www/site.txt";
 /// The placeholder in `index.html` that a bundle fills with its first view.
 const DEMO_META: &str = r#"<meta name="memplan-demo" content="">"#;
 
-pub(crate) fn run(args: DemoArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let (page, out) = (&args.page, &args.out);
+pub(crate) fn run(args: PageArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let page = &args.page;
+    let out = args.out.as_ref().ok_or("demo: missing --out DIR")?;
     let files = site_files(page)?;
     let (name, content) = demo_file(&args.file, &args.common)?;
     std::fs::create_dir_all(out.join("demo"))

@@ -13,7 +13,7 @@
 //! first) and imports `main.js`, which opens the data file with its own name.
 
 use crate::demo;
-use crate::flags::HtmlArgs;
+use crate::flags::PageArgs;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use std::io::Write;
@@ -90,7 +90,7 @@ pub fn standalone(
 }
 
 /// `memplan html FILE [--out OUT.html]`: writes [`standalone`] of FILE.
-pub(crate) fn run(args: HtmlArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+pub(crate) fn run(args: PageArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let (name, data) = inlined_file(&args)?;
     let html = standalone(&Page::Folder(&args.page), &name, &data, &args.view)?;
     let out = match &args.out {
@@ -110,7 +110,7 @@ pub(crate) fn run(args: HtmlArgs) -> Result<ExitCode, Box<dyn std::error::Error>
 /// The file `memplan html` inlines: a PyTorch snapshot as it is (the page reads
 /// snapshots itself), else what `memplan demo` writes (a graph as memplan's JSON
 /// without weights, an NPU case as contest JSON), named after FILE.
-fn inlined_file(args: &HtmlArgs) -> Result<(String, Vec<u8>), Box<dyn std::error::Error>> {
+fn inlined_file(args: &PageArgs) -> Result<(String, Vec<u8>), Box<dyn std::error::Error>> {
     let file = &args.file;
     let snapshot = args
         .common

@@ -104,55 +104,13 @@ impl ExportArgs {
     }
 }
 
-/// `memplan demo MODEL --out DIR ...`.
-pub(crate) struct DemoArgs {
+/// `memplan demo MODEL --out DIR ...` and `memplan html FILE [--out OUT.html] ...`:
+/// one file shown in the built page.
+pub(crate) struct PageArgs {
     pub(crate) file: PathBuf,
     pub(crate) common: Common,
-    pub(crate) out: PathBuf,
-    /// `--page DIR`, the built page (default `.`).
-    pub(crate) page: PathBuf,
-    /// The page options of `--strategy` and `--view`, in their order.
-    pub(crate) view: Vec<(String, String)>,
-}
-
-impl DemoArgs {
-    pub(super) fn parse(p: &mut Parser) -> Result<DemoArgs> {
-        let (mut common, mut file, mut out) = (Common::default(), None, None);
-        let (mut page, mut view) = (PathBuf::from("."), Vec::new());
-        p.each(|p, arg| {
-            if common.take(arg, p)? {
-                return Ok(true);
-            }
-            match arg.long() {
-                Some("out") => out = Some(p.path()?),
-                Some("page") => page = p.path()?,
-                Some("strategy") => {
-                    let name = p.text()?;
-                    Strategy::from_name(&name)?;
-                    view.push(("strategy".into(), name));
-                }
-                Some("view") => view.extend(view_pairs(&p.text()?)?),
-                _ => return Ok(arg.fill(&mut file)),
-            }
-            Ok(true)
-        })?;
-        let file = file.ok_or("demo: missing MODEL")?;
-        let out = out.ok_or("demo: missing --out DIR")?;
-        Ok(DemoArgs {
-            file,
-            common,
-            out,
-            page,
-            view,
-        })
-    }
-}
-
-/// `memplan html FILE [--out OUT.html] ...`.
-pub(crate) struct HtmlArgs {
-    pub(crate) file: PathBuf,
-    pub(crate) common: Common,
-    /// `--out OUT.html`; FILE's stem and `.html` when absent.
+    /// `--out`: demo's folder (required), html's file (FILE's stem and `.html`
+    /// when absent).
     pub(crate) out: Option<PathBuf>,
     /// `--page DIR`, the built page (default `.`).
     pub(crate) page: PathBuf,
@@ -160,8 +118,9 @@ pub(crate) struct HtmlArgs {
     pub(crate) view: Vec<(String, String)>,
 }
 
-impl HtmlArgs {
-    pub(super) fn parse(p: &mut Parser) -> Result<HtmlArgs> {
+impl PageArgs {
+    /// The flags of `demo` (`command`, whose `--out` is required) or `html`.
+    pub(super) fn parse(p: &mut Parser, command: &str) -> Result<PageArgs> {
         let (mut common, mut file, mut out) = (Common::default(), None, None);
         let (mut page, mut view) = (PathBuf::from("."), Vec::new());
         p.each(|p, arg| {
@@ -181,8 +140,15 @@ impl HtmlArgs {
             }
             Ok(true)
         })?;
-        let file = file.ok_or("html: missing FILE")?;
-        Ok(HtmlArgs {
+        let file = file.ok_or(if command == "demo" {
+            "demo: missing MODEL"
+        } else {
+            "html: missing FILE"
+        })?;
+        if command == "demo" && out.is_none() {
+            return Err("demo: missing --out DIR".into());
+        }
+        Ok(PageArgs {
             file,
             common,
             out,

@@ -15,7 +15,7 @@ mod npu;
 
 pub(crate) use bench::{BenchArgs, BenchImportArgs, BenchNpuArgs, BenchSnapshotArgs};
 pub(crate) use common::Common;
-pub(crate) use graph::{CheckArgs, DemoArgs, ExportArgs, HtmlArgs, PlanArgs, ShapesArgs};
+pub(crate) use graph::{CheckArgs, ExportArgs, PageArgs, PlanArgs, ShapesArgs};
 pub(crate) use npu::{MatmulArgs, NpuArgs, NpuCheckArgs, NpuCommon};
 
 use memplan::{Error, Strategy};
@@ -34,8 +34,8 @@ pub(crate) enum Command {
     Plan(PlanArgs),
     Shapes(ShapesArgs),
     Export(ExportArgs),
-    Demo(DemoArgs),
-    Html(HtmlArgs),
+    Demo(PageArgs),
+    Html(PageArgs),
     Check(CheckArgs),
     Bench(BenchArgs),
     BenchNpu(BenchNpuArgs),
@@ -69,8 +69,8 @@ pub(crate) fn parse(args: lexopt::Parser) -> Result<Command> {
         "plan" => Command::Plan(PlanArgs::parse(p)?),
         "shapes" => Command::Shapes(ShapesArgs::parse(p)?),
         "export" => Command::Export(ExportArgs::parse(p)?),
-        "demo" => Command::Demo(DemoArgs::parse(p)?),
-        "html" => Command::Html(HtmlArgs::parse(p)?),
+        "demo" => Command::Demo(PageArgs::parse(p, "demo")?),
+        "html" => Command::Html(PageArgs::parse(p, "html")?),
         "check" => Command::Check(CheckArgs::parse(p)?),
         "bench" => Command::Bench(BenchArgs::parse(p)?),
         "bench-npu" => Command::BenchNpu(BenchNpuArgs::parse(p)?),
