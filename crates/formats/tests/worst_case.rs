@@ -210,3 +210,58 @@ fn corpus_models_cover_their_runtime_shapes() {
     }
     assert!(checked >= 6, "{checked} runtime shapes checked");
 }
+
+/// x [4, 5] -> NonZero -> Shape -> [1] -> `n` (at most 20), then `filled` =
+/// ConstantOfShape(`size`), `size` computed from `n` by `last`; `z`, the
+/// graph's output, is `filled` again.
+fn count_then(last: Vec<Vec<u8>>) -> Vec<u8> {
+    use memplan_testkit::pb;
+    let mut nodes = vec![
+        pb::node("nz", "NonZero", &["x"], &["idx"]),
+        pb::node("shape", "Shape", &["idx"], &["s"]),
+        pb::constant("one_at", &[1]),
+        pb::node("count", "Gather", &["s", "one_at"], &["n"]),
+    ];
+    nodes.extend(last);
+    nodes.push(pb::node("fill", "ConstantOfShape", &["size"], &["filled"]));
+    nodes.push(pb::node("out", "Identity", &["filled"], &["z"]));
+    pb::model(&[4, 5], &nodes)
+}
+
+#[test]
+fn a_bound_read_where_more_gives_more_plans() {
+    use memplan_testkit::pb;
+    // n - 1 elements: at most 19
+    let model = count_then(vec![
+        pb::constant("one", &[1]),
+        pb::node("less", "Sub", &["n", "one"], &["size"]),
+    ]);
+    let (g, values) = formats::onnx_shapes(&model, "m", &ReadOptions::default()).unwrap();
+    let filled = values.iter().find(|v| v.name == "filled").unwrap();
+    assert_eq!(filled.dims, [19]);
+    checked_peak(&g, Strategy::BestFit);
+}
+
+#[test]
+fn a_bound_read_where_more_can_give_less_needs_a_bound() {
+    use memplan_testkit::pb;
+    // 1000 - n elements: the fewest at n's bound, so planning at it would be too
+    // small for an input with fewer nonzero elements
+    let model = count_then(vec![
+        pb::constant("most", &[1000]),
+        pb::node("less", "Sub", &["most", "n"], &["size"]),
+    ]);
+    let e = formats::onnx_shapes(&model, "m", &ReadOptions::default())
+        .err()
+        .expect("no plan below the real size");
+    let text = e.to_string();
+    assert_eq!(e.value_needing_shape(), Some("filled"), "{text}");
+    assert!(text.contains("planned at its bound"), "{text}");
+    // a bound given for it plans
+    let opts = ReadOptions {
+        value_shapes: vec![("filled".into(), vec![1000])],
+        ..ReadOptions::default()
+    };
+    let (g, _) = formats::onnx_shapes(&model, "m", &opts).unwrap();
+    checked_peak(&g, Strategy::BestFit);
+}

@@ -19,6 +19,7 @@ pub(super) fn weight(t: &proto::Tensor) -> Info {
             .map(Data::Int)
             .or_else(|| t.floats.clone().map(Data::Float)),
         konst: true,
+        bounded: false,
     }
 }
 

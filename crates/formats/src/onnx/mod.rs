@@ -19,6 +19,7 @@ mod body;
 mod dtype;
 mod eval;
 mod inputs;
+mod monotone;
 mod ops;
 mod proto;
 mod shape;

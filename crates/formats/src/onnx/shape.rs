@@ -51,6 +51,9 @@ pub struct Info {
     pub shape: Vec<i64>,
     pub data: Option<Data>,
     pub konst: bool,
+    /// Its size may exceed the real one: a size that depends on the data planned
+    /// at its bound, or a value computed from one (see `monotone`).
+    pub bounded: bool,
     /// For a sequence, the shapes of its tensors (of element type `dtype`);
     /// `shape` is then empty.
     pub seq: Option<Vec<Vec<i64>>>,
@@ -63,6 +66,7 @@ impl Info {
             shape,
             data: None,
             konst: false,
+            bounded: false,
             seq: None,
         }
     }

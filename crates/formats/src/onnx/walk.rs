@@ -3,6 +3,7 @@
 //! the frame of the graph being walked.
 
 use super::inputs::static_shape;
+use super::monotone;
 use super::ops::{self, Ctx, Handler};
 use super::shape::{self, Data, Info, Out};
 use super::{dtype, eval, proto, Source, Walker, DATA_BUDGET, F};
@@ -61,10 +62,18 @@ impl Walker<'_> {
             })?;
             ids.push(Some(id));
         }
-        let infos: Vec<Option<Info>> = {
+        let mut infos: Vec<Option<Info>> = {
             let f = self.top();
             ids.iter().map(|i| i.map(|i| f.infos[i].clone())).collect()
         };
+        // the data of values planned at a bound, only where more gives more
+        let own_domain = if node.domain == "ai.onnx" {
+            ""
+        } else {
+            node.domain.as_str()
+        };
+        let guarded = monotone::guard(own_domain, &node.op_type, &mut infos);
+        let bounded_input = infos.iter().flatten().any(|i| i.bounded);
         let refs: Vec<Option<&Info>> = infos.iter().map(Option::as_ref).collect();
         let opset = self.opsets.get(node.domain.as_str()).copied().unwrap_or(1);
         let ctx = Ctx::new(node, &refs, opset);
@@ -91,7 +100,21 @@ impl Walker<'_> {
                 )
             })
             .collect();
-        let inferred = inferred.map_err(|why| self.explained(why, &ids));
+        let inferred = inferred.map_err(|why| {
+            let at_bound = ops::unknown_input(&why)
+                .and_then(|k| infos.get(k)?.as_ref())
+                .is_some_and(|i| i.bounded);
+            if at_bound {
+                // the value is computed from a size planned at its bound, through
+                // an op that could make a larger size smaller (see `monotone`)
+                format!(
+                    "{}: {why}: it is computed from a size that depends on the input data, planned at its bound, which cannot stand for it here",
+                    ops::DATA_DEPENDENT
+                )
+            } else {
+                self.explained(why, &ids)
+            }
+        });
         let inferred = inferred.and_then(|out| {
             for i in &out {
                 shape::valid(&i.shape)?;
@@ -159,6 +182,10 @@ impl Walker<'_> {
             }
             if info.data.is_none() {
                 info.data = data;
+            }
+            info.bounded = bounded_input || matches!(source, Source::WorstCase | Source::User);
+            if guarded {
+                info.data = None;
             }
             self.data_used += info.data.as_ref().map_or(0, Data::len);
             if self.data_used > DATA_BUDGET {
