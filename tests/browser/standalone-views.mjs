@@ -55,3 +55,24 @@ export async function ready(frame) {
   await settled(frame);
 }
 
+
+/**
+ * Checks the view of tests/data/detector.onnx inlined as the model itself, opened
+ * with the bounds `over_index=3x2500;over_scores=2500` (so its form lists them, and
+ * changes them), in `frame`, named `where`; `peak` is the plan's peak as the page
+ * words it.
+ */
+export async function detectorShown(frame, where, peak) {
+  const error = (await visible(frame, 'error')) ? await text(frame, 'error') : '';
+  check(`${where}: opens without an error`, error === '', error);
+  check(`${where}: the model itself is inlined`, (await text(frame, 'graph-name')) === 'detector');
+  const field = (name) => frame.locator(`#shape-fields input[data-value="${name}"]`);
+  const fields = await frame.locator('#shape-fields input').count();
+  check(`${where}: the form lists the bounded values`, (await visible(frame, 'shape-form')) && fields >= 4, `${fields} fields`);
+  const given = (await field('over_index').inputValue()).replace(/\s+/g, '');
+  check(`${where}: opened at the bound it was planned with`, given === '3x2500', given);
+  const shown = await text(frame, 'sum-peak');
+  check(`${where}: the plan's peak, ${peak}`, shown === peak, shown);
+  const chart = await canvasInk(frame, 'time-address');
+  check(`${where}: the chart is drawn`, chart.share > 0.02, JSON.stringify(chart));
+}

@@ -115,6 +115,12 @@ fn standalone(
         .map_err(error)
 }
 
+/// True when `data` is a model file (ONNX or TFLite).
+#[pyfunction]
+fn is_model(data: &[u8]) -> bool {
+    memplan_formats::is_model(data)
+}
+
 #[pymodule]
 fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", m.py().get_type::<Error>())?;
@@ -122,5 +128,6 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(standalone, m)?)?;
+    m.add_function(wrap_pyfunction!(is_model, m)?)?;
     Ok(())
 }

@@ -273,6 +273,19 @@ def test_html_of_a_live_snapshot_opens_and_draws(tmp_path):
     _open_in_chromium(out, "snapshot")
 
 
+def test_html_of_a_model_inlines_it_with_its_bounds(tmp_path):
+    # the detector is inlined as the model itself, opened with the bounds given,
+    # so the page's form shows them and can change them
+    bounds = {"over_index": [3, 2500], "over_scores": [2500]}
+    r = memplan.plan(DATA / "detector.onnx", value_shapes=bounds)
+    out = tmp_path / "detector.html"
+    view = memplan.html(r, out)
+    assert '"name":"detector.onnx"' in view.text
+    kib = r.peak / 1024
+    peak = f"{kib:.2f}".rstrip("0").rstrip(".") + " KiB"
+    _open_in_chromium(out, "detector", peak)
+
+
 def test_html_of_a_path_needs_no_plan_object(tmp_path):
     a = memplan.html(EXAMPLES / "transformer_layer.json")
     b = memplan.html(memplan.plan(EXAMPLES / "transformer_layer.json"))

@@ -29,6 +29,11 @@ from ._memplan import Error
 __all__ = ["plan", "snapshot", "html", "Plan", "Snapshot", "View", "Error"]
 __version__ = "0.1.0"
 
+#: Models up to this size are inlined as they are by :func:`html` (the page's form
+#: can then change their dims and bounds); larger ones as their graph, without
+#: weights.
+_INLINE_MODEL = 16 << 20
+
 #: A file to read: a path, or its bytes.
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
 
@@ -41,10 +46,15 @@ class Plan:
     """
 
     def __init__(
-        self, outcome: _memplan.Outcome, source: Tuple[str, Any], doc: Optional[Dict[str, Any]] = None
+        self,
+        outcome: _memplan.Outcome,
+        source: Tuple[str, Any],
+        doc: Optional[Dict[str, Any]] = None,
+        read: Optional[Dict[str, Dict[str, Any]]] = None,
     ) -> None:
         self._outcome = outcome
         self._source = source
+        self._read = read or {}
         self._doc: Dict[str, Any] = doc if doc is not None else json.loads(outcome.json())
 
     @property
@@ -148,10 +158,30 @@ class Plan:
                 f.write(svg)
         return svg
 
-    def _page_file(self) -> Tuple[str, bytes]:
-        """The file the page opens for this plan: the graph in memplan's JSON
-        (without weights)."""
-        return f"{self.name}.json", self._outcome.graph_json().encode()
+    def _page_file(self) -> Tuple[str, bytes, List[Tuple[str, str]]]:
+        """The file the page opens for this plan, and the view options that read it
+        as this plan did: a model of up to :data:`_INLINE_MODEL` bytes as it is,
+        with its dims and bounds (the page's form then changes them), else the
+        graph in memplan's JSON (without weights)."""
+        kind, value = self._source
+        if kind == "path" and os.path.getsize(value) <= _INLINE_MODEL:
+            with open(value, "rb") as f:
+                name, data = os.path.basename(value), f.read()
+        elif kind == "bytes" and len(value) <= _INLINE_MODEL:
+            name, data = self.name, value
+        else:
+            name, data = "", b""
+        # the page's view takes dims and bounds, not whole input shapes
+        if data and not self._read.get("input_shapes") and _memplan.is_model(data):
+            view = []
+            dims = self._read.get("dims", {})
+            if dims:
+                view.append(("dims", ";".join(f"{k}={int(v)}" for k, v in dims.items())))
+            values = self._read.get("value_shapes", {})
+            if values:
+                view.append(("values", ";".join(f"{k}={_dims_flag(v)}" for k, v in values.items())))
+            return name, data, view
+        return f"{self.name}.json", self._outcome.graph_json().encode(), []
 
     def __str__(self) -> str:
         return self._outcome.text()
@@ -220,13 +250,13 @@ class Snapshot(Plan):
         """What holds the memory at the live peak, by allocating frame."""
         return [dict(h) for h in self._doc["snapshot"]["holders"]]
 
-    def _page_file(self) -> Tuple[str, bytes]:
+    def _page_file(self) -> Tuple[str, bytes, List[Tuple[str, str]]]:
         """The snapshot itself: the page reads snapshots."""
         kind, value = self._source
         if kind == "path":
             with open(value, "rb") as f:
-                return os.path.basename(os.fspath(value)), f.read()
-        return f"{self.name}.pickle", bytes(value)
+                return os.path.basename(os.fspath(value)), f.read(), []
+        return f"{self.name}.pickle", bytes(value), []
 
 
 class View:
@@ -375,13 +405,20 @@ def plan(
     flags = _flags(strategy, capacity, dims, input_shapes, value_shapes, format, align,
                    order, budget_ms, deterministic, seed, keep_outputs, None)
     outcome = _outcome(src, flags, name)
-    return _result(outcome, src)
+    read = {
+        "dims": dict(dims or {}),
+        "value_shapes": dict(value_shapes or {}),
+        "input_shapes": dict(input_shapes or {}),
+    }
+    return _result(outcome, src, read)
 
 
-def _result(outcome: _memplan.Outcome, src: Tuple[str, Any]) -> Plan:
+def _result(
+    outcome: _memplan.Outcome, src: Tuple[str, Any], read: Dict[str, Dict[str, Any]]
+) -> Plan:
     """A :class:`Snapshot` when the file was a snapshot, else a :class:`Plan`."""
     doc = json.loads(outcome.json())
-    return (Snapshot if "snapshot" in doc else Plan)(outcome, src, doc)
+    return (Snapshot if "snapshot" in doc else Plan)(outcome, src, doc, read)
 
 
 def _snapshot_bytes(obj: Any) -> Tuple[str, Any]:
@@ -442,8 +479,8 @@ def html(
         result = snapshot(what)
     else:
         result = plan(what, strategy=strategy or "best-fit")
-    file_name, data = result._page_file()
-    view = [("strategy", strategy or result.strategy)]
+    file_name, data, read = result._page_file()
+    view = [("strategy", strategy or result.strategy)] + read
     text = _memplan.standalone(file_name, data, view)
     page = View(text)
     if out is not None:
