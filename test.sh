@@ -74,8 +74,10 @@ echo "== Python package: the wheel, installed into a fresh venv, and its tests"
 py=target/python
 rm -rf "$py"
 python3 -m venv "$py/build"
-"$py/build/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.9,<2"
+"$py/build/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.9,<2" abi3audit
 "$py/build/bin/maturin" build --release --quiet -m crates/python/Cargo.toml --out "$py/wheels"
+# the wheel claims CPython 3.9 and later: its module may use only the stable ABI of 3.9
+"$py/build/bin/abi3audit" --strict --summary "$py"/wheels/memplan-*.whl
 python3 -m venv "$py/venv"
 "$py/venv/bin/pip" install --quiet --disable-pip-version-check "$py"/wheels/memplan-*.whl pytest
 echo "wheel: $(basename "$py"/wheels/memplan-*.whl), $(stat -c %s "$py"/wheels/memplan-*.whl) bytes"
