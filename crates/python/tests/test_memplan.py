@@ -290,6 +290,10 @@ def test_html_of_a_path_needs_no_plan_object(tmp_path):
     a = memplan.html(EXAMPLES / "transformer_layer.json")
     b = memplan.html(memplan.plan(EXAMPLES / "transformer_layer.json"))
     assert a.path is None and a.text == b.text
+    # a snapshot file is inlined as it is, for the page to plan as memplan.snapshot
+    # does: auto, with plan's budget
+    snap = memplan.html(DATA / "mlp_train.pickle").text
+    assert '"name":"mlp_train.pickle"' in snap and '"view":"strategy=auto&budget=1000"' in snap
 
 
 def test_the_installed_package_is_tested():

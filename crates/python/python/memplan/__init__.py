@@ -29,6 +29,10 @@ from ._memplan import Error
 __all__ = ["plan", "snapshot", "html", "Plan", "Snapshot", "View", "Error"]
 __version__ = "0.1.0"
 
+#: ``memplan plan``'s default search budget (its ``--budget``), also the first
+#: view's in :func:`html`, so that the page's search looks as long.
+_PLAN_BUDGET_MS = 1000
+
 #: Models up to this size are inlined as they are by :func:`html` (the page's form
 #: can then change their dims and bounds); larger ones as their graph, without
 #: weights.
@@ -50,7 +54,7 @@ class Plan:
         outcome: _memplan.Outcome,
         source: Tuple[str, Any],
         doc: Optional[Dict[str, Any]] = None,
-        read: Optional[Dict[str, Dict[str, Any]]] = None,
+        read: Optional[Dict[str, Any]] = None,
     ) -> None:
         self._outcome = outcome
         self._source = source
@@ -173,7 +177,7 @@ class Plan:
             name, data = "", b""
         # the page's view takes dims and bounds, not whole input shapes
         if data and not self._read.get("input_shapes") and _memplan.is_model(data):
-            view = []
+            view: List[Tuple[str, str]] = []
             dims = self._read.get("dims", {})
             if dims:
                 view.append(("dims", ";".join(f"{k}={int(v)}" for k, v in dims.items())))
@@ -405,16 +409,17 @@ def plan(
     flags = _flags(strategy, capacity, dims, input_shapes, value_shapes, format, align,
                    order, budget_ms, deterministic, seed, keep_outputs, None)
     outcome = _outcome(src, flags, name)
-    read = {
+    read: Dict[str, Any] = {
         "dims": dict(dims or {}),
         "value_shapes": dict(value_shapes or {}),
         "input_shapes": dict(input_shapes or {}),
+        "budget_ms": budget_ms,
     }
     return _result(outcome, src, read)
 
 
 def _result(
-    outcome: _memplan.Outcome, src: Tuple[str, Any], read: Dict[str, Dict[str, Any]]
+    outcome: _memplan.Outcome, src: Tuple[str, Any], read: Dict[str, Any]
 ) -> Plan:
     """A :class:`Snapshot` when the file was a snapshot, else a :class:`Plan`."""
     doc = json.loads(outcome.json())
@@ -456,7 +461,7 @@ def snapshot(
     flags = _flags(strategy, capacity, None, None, None, "snapshot", None, None, budget_ms,
                    deterministic, None, False, device)
     outcome = _outcome(src, flags, name)
-    return Snapshot(outcome, src)
+    return Snapshot(outcome, src, read={"budget_ms": budget_ms})
 
 
 def html(
@@ -473,14 +478,31 @@ def html(
     ``memplan.html(torch.cuda.memory._snapshot(), "memory.html")`` does what
     ``torch.cuda._memory_viz.trace_plot`` does, with real addresses and the plan.
     """
+    budget = _PLAN_BUDGET_MS
     if isinstance(what, Plan):
-        result = what
-    elif isinstance(what, Mapping):
-        result = snapshot(what)
+        file_name, data, read = what._page_file()
+        strategy = strategy or what.strategy
+        budget = int(what._read.get("budget_ms") or budget)
     else:
-        result = plan(what, strategy=strategy or "best-fit")
-    file_name, data, read = result._page_file()
-    view = [("strategy", strategy or result.strategy)] + read
+        kind, value = _snapshot_bytes(what)
+        if kind == "path":
+            with open(value, "rb") as f:
+                head = f.read(2)
+        else:
+            head = value[:2]
+        if head[:1] == b"\x80" or head == b"\x1f\x8b":
+            # a snapshot: the page reads and plans it, nothing to plan here
+            if kind == "path":
+                with open(value, "rb") as f:
+                    file_name, data = os.path.basename(value), f.read()
+            else:
+                file_name, data = "snapshot.pickle", value
+            read, strategy = [], strategy or "auto"
+        else:
+            result = plan(value, strategy=strategy or "best-fit")
+            file_name, data, read = result._page_file()
+            strategy = result.strategy
+    view = [("strategy", strategy), ("budget", str(budget))] + read
     text = _memplan.standalone(file_name, data, view)
     page = View(text)
     if out is not None:
