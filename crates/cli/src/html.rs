@@ -89,10 +89,17 @@ pub fn standalone(
     Ok(index)
 }
 
-/// `memplan html FILE [--out OUT.html]`: writes [`standalone`] of FILE.
+/// `memplan html FILE [--out OUT.html]`: writes [`standalone`] of FILE. The page
+/// searches as long as `memplan plan` does (its default budget) unless the view
+/// says otherwise, so that it finds the plan `plan` reports.
 pub(crate) fn run(args: PageArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let (name, data) = inlined_file(&args)?;
-    let html = standalone(&Page::Folder(&args.page), &name, &data, &args.view)?;
+    let mut view = args.view.clone();
+    if !view.iter().any(|(k, _)| k == "budget") {
+        let budget = args.common.budget_ms.unwrap_or(crate::plan::PLAN_BUDGET_MS);
+        view.push(("budget".into(), budget.to_string()));
+    }
+    let html = standalone(&Page::Folder(&args.page), &name, &data, &view)?;
     let out = match &args.out {
         Some(out) => out.clone(),
         None => default_out(&args.file).into(),

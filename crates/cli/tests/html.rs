@@ -206,7 +206,8 @@ fn the_command_inlines_a_graph_without_weights_and_a_snapshot_as_it_is() {
     );
     let table = table(&std::fs::read_to_string(&html).unwrap());
     assert_eq!(table["file"]["name"], "transformer_layer.json");
-    assert_eq!(table["view"], "strategy=best-fit&compare=naive");
+    // plan's search budget unless the view names one
+    assert_eq!(table["view"], "strategy=best-fit&compare=naive&budget=1000");
     let native: serde_json::Value =
         serde_json::from_slice(&unpacked(&table["file"]["gz"])).unwrap();
     assert_eq!(native["name"], "transformer_layer");
@@ -219,10 +220,13 @@ fn the_command_inlines_a_graph_without_weights_and_a_snapshot_as_it_is() {
         page_arg,
         "--out",
         html.to_str().unwrap(),
+        "--budget",
+        "200",
     ]);
     assert_eq!(code, 0, "{err}");
     let table = self::table(&std::fs::read_to_string(&html).unwrap());
     assert_eq!(table["file"]["name"], "mlp_train.pickle");
+    assert_eq!(table["view"], "budget=200");
     assert_eq!(
         unpacked(&table["file"]["gz"]),
         std::fs::read(&snapshot).unwrap()
