@@ -121,6 +121,12 @@ fn is_model(data: &[u8]) -> bool {
     memplan_formats::is_model(data)
 }
 
+/// True when `data` starts like a PyTorch memory snapshot (a pickle or gzip).
+#[pyfunction]
+fn is_snapshot(data: &[u8]) -> bool {
+    memplan_formats::is_snapshot(data)
+}
+
 #[pymodule]
 fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", m.py().get_type::<Error>())?;
@@ -129,5 +135,6 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(standalone, m)?)?;
     m.add_function(wrap_pyfunction!(is_model, m)?)?;
+    m.add_function(wrap_pyfunction!(is_snapshot, m)?)?;
     Ok(())
 }

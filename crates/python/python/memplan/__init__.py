@@ -256,11 +256,7 @@ class Snapshot(Plan):
 
     def _page_file(self) -> Tuple[str, bytes, List[Tuple[str, str]]]:
         """The snapshot itself: the page reads snapshots."""
-        kind, value = self._source
-        if kind == "path":
-            with open(value, "rb") as f:
-                return os.path.basename(os.fspath(value)), f.read(), []
-        return f"{self.name}.pickle", bytes(value), []
+        return _snapshot_file(self._source, self.name) + ([],)
 
 
 class View:
@@ -426,6 +422,24 @@ def _result(
     return (Snapshot if "snapshot" in doc else Plan)(outcome, src, doc, read)
 
 
+def _snapshot_file(source: Tuple[str, Any], name: str) -> Tuple[str, bytes]:
+    """The name and bytes of a snapshot to inline: a file's own, or `name`.pickle."""
+    kind, value = source
+    if kind == "path":
+        with open(value, "rb") as f:
+            return os.path.basename(value), f.read()
+    return f"{name}.pickle", bytes(value)
+
+
+def _is_snapshot(source: Tuple[str, Any]) -> bool:
+    """Whether the file starts like a snapshot (memplan's test, on its head)."""
+    kind, value = source
+    if kind == "path":
+        with open(value, "rb") as f:
+            return _memplan.is_snapshot(f.read(2))
+    return _memplan.is_snapshot(bytes(value[:2]))
+
+
 def _snapshot_bytes(obj: Any) -> Tuple[str, Any]:
     """A snapshot dict pickled in memory as ``_dump_snapshot`` would write it; a
     path or bytes as they are."""
@@ -484,22 +498,13 @@ def html(
         strategy = strategy or what.strategy
         budget = int(what._read.get("budget_ms") or budget)
     else:
-        kind, value = _snapshot_bytes(what)
-        if kind == "path":
-            with open(value, "rb") as f:
-                head = f.read(2)
-        else:
-            head = value[:2]
-        if head[:1] == b"\x80" or head == b"\x1f\x8b":
-            # a snapshot: the page reads and plans it, nothing to plan here
-            if kind == "path":
-                with open(value, "rb") as f:
-                    file_name, data = os.path.basename(value), f.read()
-            else:
-                file_name, data = "snapshot.pickle", value
+        src = _snapshot_bytes(what)
+        if _is_snapshot(src):
+            # the page reads and plans it: nothing to plan here
+            file_name, data = _snapshot_file(src, "snapshot")
             read, strategy = [], strategy or "auto"
         else:
-            result = plan(value, strategy=strategy or "best-fit")
+            result = plan(src[1], strategy=strategy or "best-fit")
             file_name, data, read = result._page_file()
             strategy = result.strategy
     view = [("strategy", strategy), ("budget", str(budget))] + read
