@@ -7,6 +7,7 @@ use crate::report::{self, NestedReport};
 use crate::snapshot;
 use memplan::order::OrderKind;
 use memplan::{Analysis, Graph, Options, Plan, PlanReport};
+use memplan_formats::snapshot::Snapshot;
 use memplan_formats::Format;
 use std::path::Path;
 use std::process::ExitCode;
@@ -69,8 +70,9 @@ pub struct Outcome {
     pub valid: bool,
     pub graph: Graph,
     pub report: PlanReport,
-    /// The snapshot's layout of the same blocks, drawn beside memplan's plan.
-    pub allocator_layout: Option<Plan>,
+    /// The snapshot read, whose own layout of the blocks the chart draws beside
+    /// memplan's plan.
+    pub snapshot: Option<Snapshot>,
 }
 
 impl Outcome {
@@ -78,8 +80,8 @@ impl Outcome {
     /// layout above memplan's plan.
     pub fn svg(&self) -> std::result::Result<String, String> {
         let (plan, profile) = (&self.report.plan, &self.report.profile);
-        match &self.allocator_layout {
-            Some(real) => memplan_render::svg_pair(real, plan, profile, 960, 1440),
+        match &self.snapshot {
+            Some(snap) => memplan_render::svg_pair(&snap.layout(plan), plan, profile, 960, 1440),
             None => memplan_render::svg(plan, profile, 960, 720),
         }
         .map_err(|e| e.to_string())
@@ -115,7 +117,7 @@ pub fn outcome(input: &Input, args: &PlanArgs) -> Result<Outcome> {
         valid: plan_report.valid,
         graph,
         report: plan_report,
-        allocator_layout: None,
+        snapshot: None,
     })
 }
 
@@ -194,14 +196,13 @@ fn snapshot_outcome(input: &Input, args: &PlanArgs) -> Result<Outcome> {
     doc["snapshot"] = serde_json::to_value(&planned.summary)?;
     let json = serde_json::to_string_pretty(&doc)?;
     let text = snapshot::text(&planned);
-    let allocator_layout = Some(planned.snap.layout(&planned.report.plan));
     Ok(Outcome {
         json,
         text,
         valid: planned.report.valid,
         graph: planned.graph,
         report: planned.report,
-        allocator_layout,
+        snapshot: Some(planned.snap),
     })
 }
 
