@@ -8,7 +8,7 @@
 
 use super::entry::{Action, Entry, NO_FRAMES};
 use super::segments::{self, Final, Live, Pieces};
-use super::{round, Block, Frame, Oom, Snapshot};
+use super::{round, Block, Frame, Oom, RecordedSettings, SegmentAction, SegmentEvent, Snapshot};
 use crate::pickle::{Chunked, Fold, Tree, Val};
 use memplan::error::Error;
 use memplan::graph::MAX_TENSOR_BYTES;
@@ -69,12 +69,15 @@ pub(super) fn snapshot(
         Some(&t) => records.take(tree, t)?,
         None => Vec::new(),
     };
+    let streams_of = streams.clone();
     let mut b = Builder::new(tree, streams);
     let finals = b.finals(tree.get(root, "segments"), device)?;
     let pieces = segments::rebuild(&entries, &b.streams, &finals, &mut notes);
     let steps = entries.len() as u32;
     let blocks = b.blocks(&entries, &finals, &pieces, &mut notes);
     let reserved = segments::reserved(&pieces.list, steps);
+    let segment_events = segment_events(&entries, &b.streams);
+    let settings = tree.get(root, "allocator_settings").map(|s| settings(tree, s));
     let mut snap = Snapshot {
         device,
         devices: lens,
@@ -86,6 +89,8 @@ pub(super) fn snapshot(
         stacks: b.stacks,
         reserved,
         oom: None,
+        segment_events,
+        settings,
         notes,
     };
     snap.oom = entries
@@ -99,9 +104,83 @@ pub(super) fn snapshot(
                 device_free: e.addr,
                 allocated: snap.live_at(i as u32),
                 reserved: snap.reserved_at(i as u32),
+                stream: snap_stream(&streams_of, e),
             }
         });
+    if let Some(o) = super::overlap(&snap) {
+        snap.notes.push(format!(
+            "no allocator made this trace: {o}; its plan and figures hold, a replay refuses it"
+        ));
+    }
     Ok(snap)
+}
+
+fn snap_stream(streams: &[i64], e: &Entry) -> i64 {
+    streams.get(e.stream()).copied().unwrap_or(0)
+}
+
+/// The segment entries of the trace, in order.
+fn segment_events(entries: &[Entry], streams: &[i64]) -> Vec<SegmentEvent> {
+    (entries.iter().enumerate())
+        .filter_map(|(i, e)| {
+            let kind = match e.action {
+                Action::SegmentAlloc => SegmentAction::Alloc,
+                Action::SegmentFree => SegmentAction::Free,
+                Action::SegmentMap => SegmentAction::Map,
+                Action::SegmentUnmap => SegmentAction::Unmap,
+                _ => return None,
+            };
+            Some(SegmentEvent {
+                step: i as u32,
+                kind,
+                addr: e.addr,
+                size: e.size,
+                stream: snap_stream(streams, e),
+            })
+        })
+        .collect()
+}
+
+/// `allocator_settings` as recorded; a field of another type reads as absent.
+fn settings(t: &Tree, s: Val) -> RecordedSettings {
+    let int = |k: &str| t.get(s, k).and_then(|v| t.int(v));
+    let roundup = t.get(s, "roundup_power2_divisions").and_then(|v| {
+        if let Some(pairs) = t.pairs(v) {
+            let mut list: Vec<(u64, u64)> = (pairs.iter())
+                .filter_map(|&(k, d)| {
+                    let key = t.str(k)?.trim().parse::<u64>().ok().or_else(|| t.int(k).map(|i| i as u64))?;
+                    Some((key, u64::try_from(t.int(d)?).ok()?))
+                })
+                .collect();
+            list.sort_unstable();
+            Some(list)
+        } else if let Some(items) = t.items(v) {
+            // older torch: a list of 16 divisions, interval i from 2^i MiB
+            Some((items.iter().enumerate())
+                .filter_map(|(i, &d)| Some((1u64 << i.min(40), u64::try_from(t.int(d)?).ok()?)))
+                .collect())
+        } else {
+            t.int(v).map(|d| vec![(1, d.max(0) as u64)])
+        }
+    });
+    RecordedSettings {
+        conf: t
+            .get(s, "PYTORCH_CUDA_ALLOC_CONF")
+            .and_then(|v| t.str(v))
+            .map(str::to_string),
+        expandable_segments: match t.get(s, "expandable_segments") {
+            Some(Val::Bool(b)) => Some(b),
+            _ => None,
+        },
+        max_split_size: int("max_split_size"),
+        max_non_split_rounding_size: int("max_non_split_rounding_size"),
+        garbage_collection_threshold: match t.get(s, "garbage_collection_threshold") {
+            Some(Val::Float(f)) => Some(f),
+            Some(v) => t.int(v).map(|i| i as f64),
+            None => None,
+        },
+        roundup_power2_divisions: roundup,
+    }
 }
 
 fn bad(message: impl Into<String>) -> Error {
@@ -177,9 +256,11 @@ impl<'t> Builder<'t> {
                     blocks.push((a, sz, req, stack.flatten()));
                 }
             }
+            let small = t.get(s, "segment_type").and_then(|v| t.str(v)) == Some("small");
             out.push(Final {
                 addr,
                 size,
+                small,
                 stream: field("stream").unwrap_or(0) as i64,
                 expandable: t.get(s, "is_expandable") == Some(Val::Bool(true)),
                 pool,

@@ -163,3 +163,59 @@ fn peak(values: impl Iterator<Item = (usize, u64)>) -> (usize, u64) {
         |best, (s, b)| if b > best.1 { (s, b) } else { best },
     )
 }
+
+/// The first two blocks alive at once over the same bytes, said in words (entries
+/// and addresses); `None` for a trace a real allocator could have made. A block is
+/// taken from its `alloc` to just before its `free_completed`.
+pub fn overlap(snap: &Snapshot) -> Option<String> {
+    use std::cmp::Reverse;
+    use std::collections::{BTreeMap, BinaryHeap};
+    let mut order: Vec<usize> = (0..snap.blocks.len())
+        .filter(|&i| snap.blocks[i].size > 0)
+        .collect();
+    order.sort_by_key(|&i| (snap.blocks[i].start, i));
+    let mut active: BTreeMap<u64, usize> = BTreeMap::new();
+    let mut ends: BinaryHeap<Reverse<(u32, u64, usize)>> = BinaryHeap::new();
+    let gone = |b: &Block| b.freed && b.end <= b.start;
+    let say = |i: usize| {
+        let b = &snap.blocks[i];
+        let when = match b.allocated_in_trace {
+            true => format!("allocated at entry {}", b.start),
+            false => "alive before recording".to_string(),
+        };
+        format!("the block at address {} ({} B, {when})", b.addr, b.size)
+    };
+    for i in order {
+        let b = &snap.blocks[i];
+        while let Some(&Reverse((end, addr, j))) = ends.peek() {
+            if end > b.start {
+                break;
+            }
+            ends.pop();
+            if active.get(&addr) == Some(&j) {
+                active.remove(&addr);
+            }
+        }
+        if gone(b) {
+            continue;
+        }
+        let end = b.addr.saturating_add(b.size);
+        let before = active.range(..=b.addr).next_back().map(|(_, &j)| j);
+        let after = active.range(b.addr..end).next().map(|(_, &j)| j);
+        for j in [before, after].into_iter().flatten() {
+            let o = &snap.blocks[j];
+            if o.addr < end && b.addr < o.addr.saturating_add(o.size) {
+                return Some(format!(
+                    "{} overlaps {}",
+                    say(i),
+                    say(j)
+                ));
+            }
+        }
+        active.insert(b.addr, i);
+        // a block the reader ended at a second alloc of its address ends there too
+        let last = if b.freed || b.end + 1 < snap.steps { b.end } else { u32::MAX };
+        ends.push(Reverse((last, b.addr, i)));
+    }
+    None
+}

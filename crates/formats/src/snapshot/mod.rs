@@ -22,7 +22,7 @@ mod stream;
 mod summary;
 mod view;
 
-pub use figures::{Figures, Holder};
+pub use figures::{overlap, Figures, Holder};
 pub use layout::Region;
 pub use stream::{read, read_source, read_stream};
 pub use summary::{HolderAt, OomVerdict, Summary};
@@ -79,6 +79,10 @@ pub struct Segment {
     /// Its private pool (`segment_pool_id`), when not the default `(0, 0)`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pool: Option<(i64, i64)>,
+    /// Of the small pool (`segment_type` `small`), when the final `segments` say;
+    /// else guessed from its size (a small segment is 2 MiB, a small pool's page too).
+    #[serde(skip)]
+    pub small: bool,
 }
 
 /// One Python frame.
@@ -100,6 +104,51 @@ pub struct Oom {
     /// Allocated (live) and reserved bytes at the failure.
     pub allocated: u64,
     pub reserved: u64,
+    /// The stream of the request.
+    #[serde(skip)]
+    pub stream: i64,
+}
+
+/// What the allocator did to reserved memory at one trace entry: `segment_alloc`
+/// (a `cudaMalloc`), `segment_free`, `segment_map` or `segment_unmap`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SegmentEvent {
+    pub step: u32,
+    pub kind: SegmentAction,
+    pub addr: u64,
+    pub size: u64,
+    pub stream: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SegmentAction {
+    Alloc,
+    Free,
+    Map,
+    Unmap,
+}
+
+impl SegmentAction {
+    /// True for the actions that add reserved bytes.
+    pub fn adds(self) -> bool {
+        matches!(self, SegmentAction::Alloc | SegmentAction::Map)
+    }
+}
+
+/// The allocator's settings as the snapshot recorded them (`allocator_settings`,
+/// torch 2.1 and later): each field as found, `None` where the key is absent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RecordedSettings {
+    /// `PYTORCH_CUDA_ALLOC_CONF` as the run saw it.
+    pub conf: Option<String>,
+    pub expandable_segments: Option<bool>,
+    /// Bytes; torch writes -1 (or 2^64 - 1) for no limit.
+    pub max_split_size: Option<i128>,
+    pub max_non_split_rounding_size: Option<i128>,
+    pub garbage_collection_threshold: Option<f64>,
+    /// `roundup_power2_divisions`: (interval start in MiB, divisions), as listed.
+    pub roundup_power2_divisions: Option<Vec<(u64, u64)>>,
 }
 
 /// A snapshot's trace of one device, rebuilt.
@@ -122,6 +171,13 @@ pub struct Snapshot {
     pub reserved: Vec<(u32, u64)>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub oom: Option<Oom>,
+    /// Every segment entry of the trace, in order: what the allocator really asked
+    /// of the driver.
+    #[serde(skip)]
+    pub segment_events: Vec<SegmentEvent>,
+    /// The allocator's settings, when the snapshot holds them.
+    #[serde(skip)]
+    pub settings: Option<RecordedSettings>,
     pub notes: Vec<String>,
 }
 

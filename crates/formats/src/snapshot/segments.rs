@@ -17,6 +17,7 @@ pub(super) struct Final {
     pub size: u64,
     pub stream: i64,
     pub expandable: bool,
+    pub small: bool,
     pub pool: Option<(i64, i64)>,
     pub blocks: Vec<(u64, u64, u64, Option<u32>)>,
 }
@@ -47,6 +48,7 @@ pub(super) fn rebuild(
                     end: last,
                     expandable: e.action == Action::SegmentMap,
                     pool: None,
+                    small: small_by_size(e.size, e.action == Action::SegmentMap),
                 };
                 // a range still open where this one starts is over
                 release(
@@ -72,6 +74,7 @@ pub(super) fn rebuild(
                         end: step,
                         expandable: e.action == Action::SegmentUnmap,
                         pool: None,
+                        small: small_by_size(size, e.action == Action::SegmentUnmap),
                     });
                 }
             }
@@ -91,6 +94,7 @@ pub(super) fn rebuild(
                 end: last,
                 expandable: f.expandable,
                 pool: None,
+                small: f.small,
             });
         }
         for &p in open
@@ -99,6 +103,7 @@ pub(super) fn rebuild(
         {
             list[p].pool = f.pool;
             list[p].expandable |= f.expandable;
+            list[p].small = f.small;
         }
     }
     if before > 0 && !entries.is_empty() {
@@ -107,6 +112,16 @@ pub(super) fn rebuild(
         ));
     }
     Pieces { list }
+}
+
+/// A segment's pool by its size where nothing says: a small pool's segment is
+/// 2 MiB, and an expandable small pool maps 2 MiB pages where a large one maps
+/// 20 MiB pages.
+fn small_by_size(size: u64, expandable: bool) -> bool {
+    match expandable {
+        true => size % (20 << 20) != 0,
+        false => size == 2 << 20,
+    }
 }
 
 /// Ends at `step` the open pieces within `[addr, addr + size)`; the parts of a piece

@@ -78,6 +78,7 @@ mod tests {
             end: 3,
             expandable: false,
             pool: None,
+            small: false,
         }
     }
 
