@@ -20,6 +20,7 @@ mod html;
 mod npu;
 mod npu_check;
 mod plan;
+mod replay;
 mod report;
 mod shapes;
 mod snapshot;
@@ -69,6 +70,8 @@ fn run(command: Command) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Command::Npu(args) => npu::run(args),
         Command::NpuCheck(args) => npu_check::run(args),
         Command::NpuMatmul(args) => npu::matmul(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Compare(args) => replay::compare(args),
         Command::OnnxOps => Ok(onnx_ops()),
         Command::Strategies => {
             for s in Strategy::ALL {

@@ -12,11 +12,13 @@ mod bench;
 mod common;
 mod graph;
 mod npu;
+mod replay;
 
 pub(crate) use bench::{BenchArgs, BenchImportArgs, BenchNpuArgs, BenchSnapshotArgs};
 pub(crate) use common::Common;
 pub(crate) use graph::{CheckArgs, ExportArgs, PageArgs, PlanArgs, ShapesArgs};
 pub(crate) use npu::{MatmulArgs, NpuArgs, NpuCheckArgs, NpuCommon};
+pub(crate) use replay::{CompareArgs, ReplayArgs};
 
 use memplan::{Error, Strategy};
 use memplan_npu::case::Level;
@@ -44,6 +46,8 @@ pub(crate) enum Command {
     Npu(NpuArgs),
     NpuCheck(NpuCheckArgs),
     NpuMatmul(MatmulArgs),
+    Replay(ReplayArgs),
+    Compare(CompareArgs),
     OnnxOps,
     Strategies,
     /// `help`, `--help` or `-h`.
@@ -79,6 +83,8 @@ pub(crate) fn parse(args: lexopt::Parser) -> Result<Command> {
         "npu" => Command::Npu(NpuArgs::parse(p)?),
         "npu-check" => Command::NpuCheck(NpuCheckArgs::parse(p)?),
         "npu-matmul" => Command::NpuMatmul(MatmulArgs::parse(p)?),
+        "replay" => Command::Replay(ReplayArgs::parse(p)?),
+        "compare" => Command::Compare(CompareArgs::parse(p)?),
         // these take no arguments and ignore any given
         "onnx-ops" => Command::OnnxOps,
         "strategies" => Command::Strategies,
