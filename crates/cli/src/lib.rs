@@ -8,6 +8,7 @@ pub mod api;
 mod bench;
 mod bench_import;
 mod bench_npu;
+mod bench_replay;
 mod bench_snapshot;
 mod case;
 mod check;
@@ -67,6 +68,7 @@ fn run(command: Command) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Command::BenchNpu(args) => bench_npu::run(args),
         Command::BenchImport(args) => bench_import::run(args),
         Command::BenchSnapshot(args) => bench_snapshot::run(args),
+        Command::BenchReplay(args) => bench_replay::run(args),
         Command::Npu(args) => npu::run(args),
         Command::NpuCheck(args) => npu_check::run(args),
         Command::NpuMatmul(args) => npu::matmul(args),

@@ -33,7 +33,7 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
         None => None,
     };
     let r = what_if(&snap, conf.as_ref(), args.capacity)?;
-    let json = serde_json::to_string_pretty(&r)?;
+    let json = serde_json::to_string(&r)?;
     emit(args.json.as_deref(), &json, || replay_text(&name, &snap, &r))?;
     Ok(ExitCode::SUCCESS)
 }

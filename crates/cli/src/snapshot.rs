@@ -95,13 +95,17 @@ pub fn text(p: &Planned) -> String {
         format_size(f.unused_at_reserved_peak),
         format_size(f.largest_gap_at_reserved_peak)
     );
+    // no ratio to nothing: a trace without segments reserves 0 B
+    let to_reserved = match f.reserved_peak {
+        0 => "no reserved bytes to compare with (the trace has no segments)".to_string(),
+        r => format!("{:.4}x the reserved peak", s.plan_peak as f64 / r as f64),
+    };
     let _ = writeln!(
         out,
-        "plan         {} ({}): {:.4}x the live peak, {:.4}x the reserved peak",
+        "plan         {} ({}): {:.4}x the live peak, {to_reserved}",
         mib(s.plan_peak),
         p.report.plan.strategy,
         s.plan_ratio,
-        s.plan_peak as f64 / f.reserved_peak.max(1) as f64
     );
     if let Some(o) = &s.oom {
         out += &oom_text(o);

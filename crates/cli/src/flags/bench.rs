@@ -1,5 +1,5 @@
 //! The flags of the benchmarks: `bench`, `bench-npu`, `bench-import` and
-//! `bench-snapshot`. Each takes files and folders (a default folder of the shared
+//! `bench-snapshot` and `bench-replay`. Each takes files and folders (a default folder of the shared
 //! corpus when none is named) and `--markdown`.
 
 use super::npu::NpuCommon;
@@ -140,6 +140,39 @@ impl BenchSnapshotArgs {
             inputs: or_default(inputs, &["../shared/corpus/torch"]),
             common,
             strategy,
+            markdown,
+        })
+    }
+}
+
+/// `memplan bench-replay [DIR|SNAPSHOT...] [--capacity NAME=SIZE]... [--markdown]`.
+pub(crate) struct BenchReplayArgs {
+    pub(crate) inputs: Vec<PathBuf>,
+    /// The cap each file had, by the start of its name.
+    pub(crate) capacities: Vec<(String, u64)>,
+    pub(crate) markdown: bool,
+}
+
+impl BenchReplayArgs {
+    pub(super) fn parse(p: &mut Parser) -> Result<BenchReplayArgs> {
+        let (mut inputs, mut capacities, mut markdown) = (Vec::new(), Vec::new(), false);
+        p.each(|p, arg| {
+            match arg.long() {
+                Some("capacity") => {
+                    let text = p.text()?;
+                    let Some((name, size)) = text.split_once('=') else {
+                        return Err(format!("--capacity: `{text}` is not NAME=SIZE").into());
+                    };
+                    capacities.push((name.to_string(), memplan_formats::parse_size(size)?));
+                }
+                Some("markdown") => markdown = true,
+                _ => return Ok(arg.push(&mut inputs, usize::MAX)),
+            }
+            Ok(true)
+        })?;
+        Ok(BenchReplayArgs {
+            inputs: or_default(inputs, &["../shared/corpus/torch"]),
+            capacities,
             markdown,
         })
     }

@@ -14,7 +14,7 @@ mod graph;
 mod npu;
 mod replay;
 
-pub(crate) use bench::{BenchArgs, BenchImportArgs, BenchNpuArgs, BenchSnapshotArgs};
+pub(crate) use bench::{BenchArgs, BenchImportArgs, BenchNpuArgs, BenchReplayArgs, BenchSnapshotArgs};
 pub(crate) use common::Common;
 pub(crate) use graph::{CheckArgs, ExportArgs, PageArgs, PlanArgs, ShapesArgs};
 pub(crate) use npu::{MatmulArgs, NpuArgs, NpuCheckArgs, NpuCommon};
@@ -43,6 +43,7 @@ pub(crate) enum Command {
     BenchNpu(BenchNpuArgs),
     BenchImport(BenchImportArgs),
     BenchSnapshot(BenchSnapshotArgs),
+    BenchReplay(BenchReplayArgs),
     Npu(NpuArgs),
     NpuCheck(NpuCheckArgs),
     NpuMatmul(MatmulArgs),
@@ -80,6 +81,7 @@ pub(crate) fn parse(args: lexopt::Parser) -> Result<Command> {
         "bench-npu" => Command::BenchNpu(BenchNpuArgs::parse(p)?),
         "bench-import" => Command::BenchImport(BenchImportArgs::parse(p)?),
         "bench-snapshot" => Command::BenchSnapshot(BenchSnapshotArgs::parse(p)?),
+        "bench-replay" => Command::BenchReplay(BenchReplayArgs::parse(p)?),
         "npu" => Command::Npu(NpuArgs::parse(p)?),
         "npu-check" => Command::NpuCheck(NpuCheckArgs::parse(p)?),
         "npu-matmul" => Command::NpuMatmul(MatmulArgs::parse(p)?),
