@@ -38,17 +38,16 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The replay under `conf`, with the agreement of the recorded settings' replay
-/// (whose `empty_cache` calls it repeats).
+/// The replay under `conf` (the recorded settings when `None`) and `capacity`,
+/// with the recorded settings' agreement ([`memplan_torch::replay::baseline`]).
 pub fn what_if(snap: &Snapshot, conf: Option<&AllocConf>, capacity: Option<u64>) -> Result<Replay> {
-    let recorded = replay(snap, None, capacity, None)?;
-    let Some(conf) = conf else {
-        return Ok(recorded);
+    let recorded = memplan_torch::replay::baseline(snap, capacity)?;
+    let mut r = match conf {
+        None => return Ok(recorded),
+        Some(conf) => replay(snap, Some(conf), capacity, Some(&recorded.empties))?,
     };
-    let mut r = replay(snap, Some(conf), capacity, Some(&recorded.empties))?;
-    if r.agreement.is_none() {
-        r.agreement = recorded.agreement;
-    }
+    r.agreement = recorded.agreement;
+    r.notes.extend(recorded.notes.into_iter().filter(|n| n.starts_with("the recording agrees")));
     Ok(r)
 }
 

@@ -170,10 +170,8 @@ impl AllocConf {
                 if t[i] != "," {
                     return Err(bad(format!("expected `,` after {key}'s value, found `{}`", t[i])));
                 }
+                // a `,` may end the settings: torch reads it and stops
                 i += 1;
-                if i == t.len() {
-                    return Err(bad("a `,` ends the settings"));
-                }
             }
         }
         Ok(())
@@ -222,7 +220,8 @@ impl AllocConf {
                 )));
             }
             if interval == ">" {
-                for d in &mut self.roundup_power2_divisions[last_index..] {
+                // from the interval after the last one listed (`last_index + 1`)
+                for d in &mut self.roundup_power2_divisions[last_index + 1..] {
                     *d = v;
                 }
             } else {
@@ -336,7 +335,8 @@ fn bad(message: impl Into<String>) -> Error {
     Error::usage(format!("PYTORCH_CUDA_ALLOC_CONF: {}", message.into()))
 }
 
-/// torch's lexer: `,` `:` `[` `]` are tokens of their own, spaces are dropped.
+/// torch's lexer: `,` `:` `[` `]` are tokens of their own, spaces (`std::isspace`:
+/// space, tab, newline, vertical tab, form feed, carriage return) are dropped.
 fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut buf = String::new();
@@ -346,7 +346,7 @@ fn tokens(text: &str) -> Vec<String> {
                 out.push(std::mem::take(&mut buf));
             }
             out.push(c.to_string());
-        } else if c != ' ' {
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r') {
             buf.push(c);
         }
     }

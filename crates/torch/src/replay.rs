@@ -121,6 +121,28 @@ pub fn recorded_conf(snap: &Snapshot, notes: &mut Vec<String>) -> Result<AllocCo
     }
 }
 
+/// The recorded settings' replay under `capacity`. The recording's own cap is not
+/// in the file: when the recording agrees with the replay with no cap and not
+/// under `capacity`, the agreement (and where the program emptied the cache) are
+/// taken from the replay with no cap, with a note.
+pub fn baseline(snap: &Snapshot, capacity: Option<u64>) -> Result<Replay, Error> {
+    let mut r = replay(snap, None, capacity, None)?;
+    let equal = |r: &Replay| r.agreement.as_ref().map_or(0, |a| a.entries_equal);
+    let exact = r.agreement.as_ref().is_some_and(Agreement::exact);
+    if capacity.is_some() && !exact {
+        let free = replay(snap, None, None, None)?;
+        if free.agreement.as_ref().is_some_and(Agreement::exact) || equal(&free) > equal(&r) {
+            r.agreement = free.agreement;
+            r.empties = free.empties;
+            r.notes.push(
+                "the recording agrees with its settings' replay with no cap, not under this one: the agreement is without it"
+                    .into(),
+            );
+        }
+    }
+    Ok(r)
+}
+
 /// One trace entry as the replay sees it.
 #[derive(Clone, Copy)]
 enum Op {

@@ -4,7 +4,7 @@
 //! cap `garbage_collection_threshold`. One row each, and the answer in one line.
 
 use crate::conf::AllocConf;
-use crate::replay::{recorded_conf, replay, Replay};
+use crate::replay::{baseline, recorded_conf, replay, Replay};
 use memplan::error::Error;
 use memplan_formats::format_size;
 use memplan_formats::snapshot::Snapshot;
@@ -66,7 +66,7 @@ pub fn candidates(recorded: &AllocConf, capacity: Option<u64>) -> Vec<AllocConf>
 /// Replays `snap` under each of [`candidates`] with at most `capacity` reserved.
 pub fn sweep(snap: &Snapshot, capacity: Option<u64>, plan_peak: Option<u64>) -> Result<Sweep, Error> {
     let recorded = recorded_conf(snap, &mut Vec::new())?;
-    let first = replay(snap, None, capacity, None)?;
+    let first = baseline(snap, capacity)?;
     let empties = first.empties.clone();
     let mut rows = vec![first];
     for conf in candidates(&recorded, capacity).into_iter().skip(1) {
