@@ -1,6 +1,6 @@
 //! `memplan bench-replay`: per PyTorch snapshot, the allocator replay under the
 //! recorded settings against the recording (entries whose reserved bytes are
-//! equal, the `cudaMalloc`/map sizes in order), the replay's time (best of 5) and
+//! equal, the `cudaMalloc`/map sizes in order, blocks at their recorded address), the replay's time (best of 5) and
 //! a sweep's, and the sweep's best setting. `--capacity NAME=SIZE` gives the cap a
 //! run had (`gpt2_oom=6GiB`): the file whose name starts with NAME is replayed under it.
 
@@ -15,12 +15,13 @@ use memplan_torch::replay;
 use std::path::Path;
 use std::process::ExitCode;
 
-const HEAD: [&str; 10] = [
+const HEAD: [&str; 11] = [
     "snapshot",
     "entries",
     "entries equal",
     "largest diff",
     "cudaMalloc/map sizes",
+    "blocks at their address",
     "cap",
     "reserved peak",
     "replay ms",
@@ -86,6 +87,7 @@ fn bench_file(file: &Path, args: &BenchReplayArgs, table: &mut Table) -> Result<
             a.calls,
             a.recorded_calls
         ),
+        format!("{} of {}", a.blocks_equal, a.blocks),
         cap.map_or("-".into(), format_size),
         format_size(r.reserved_peak),
         format!("{best:.1}"),
@@ -96,10 +98,10 @@ fn bench_file(file: &Path, args: &BenchReplayArgs, table: &mut Table) -> Result<
 }
 
 fn line(cells: &[String]) -> String {
-    let widths = [28, 8, 13, 12, 22, 8, 13, 9, 8, 0];
+    let widths = [28, 8, 13, 12, 22, 23, 8, 13, 9, 8, 0];
     let line: Vec<String> = (cells.iter().zip(widths).enumerate())
         .map(|(i, (c, w))| match i {
-            0 | 9 => format!("{c:<w$}"),
+            0 | 10 => format!("{c:<w$}"),
             _ => format!("{c:>w$}"),
         })
         .collect();

@@ -129,6 +129,8 @@ pub struct Allocator {
     hints: Vec<(u64, u64)>,
     /// The base of the next expandable segment of (stream, small), when known.
     exp_hints: Vec<(i64, bool, u64)>,
+    /// Every range ever reserved, `[lo, hi)`: segments and mapped pages.
+    ever: Vec<(u64, u64)>,
 }
 
 impl Allocator {
@@ -149,6 +151,7 @@ impl Allocator {
             calls: Vec::new(),
             hints: Vec::new(),
             exp_hints: Vec::new(),
+            ever: Vec::new(),
         };
         a.add_pools(false);
         a
@@ -176,7 +179,18 @@ impl Allocator {
 
     /// The driver calls made since the last call of this.
     pub fn take_calls(&mut self) -> Vec<DriverCall> {
+        for c in &self.calls {
+            if let DriverCall::Alloc { addr, size } | DriverCall::Map { addr, size } = *c {
+                self.ever.push((addr, addr.saturating_add(size)));
+            }
+        }
         std::mem::take(&mut self.calls)
+    }
+
+    /// Every address range reserved so far (segments and mapped pages), `[lo, hi)`,
+    /// as of the last [`Allocator::take_calls`].
+    pub fn ranges_ever(&self) -> &[(u64, u64)] {
+        &self.ever
     }
 
     /// Addresses for the next `cudaMalloc`s: `(size, address)` in order.
@@ -838,6 +852,7 @@ impl Allocator {
         self.ranges.insert(addr, size);
         self.next_addr = self.next_addr.max(addr.saturating_add(size));
         self.reserved += size;
+        self.ever.push((addr, addr.saturating_add(size)));
         let (ids, _, _) = self.lay_out(addr, size, stream, pool, NIL, live)?;
         Ok(ids)
     }
@@ -985,6 +1000,7 @@ impl Allocator {
                 e.mapped[p as usize] = true;
             }
             self.reserved += s;
+            self.ever.push((a, a + s));
             at = a + s;
         }
         if at < end {

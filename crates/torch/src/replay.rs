@@ -62,11 +62,14 @@ pub struct Agreement {
     pub calls_equal: bool,
     pub calls: usize,
     pub recorded_calls: usize,
+    /// Blocks the replay put at their recorded address.
+    pub blocks_equal: u32,
+    pub blocks: u32,
 }
 
 impl Agreement {
     pub fn exact(&self) -> bool {
-        self.entries_equal == self.entries && self.calls_equal
+        self.entries_equal == self.entries && self.calls_equal && self.blocks_equal == self.blocks
     }
 }
 
@@ -95,16 +98,46 @@ pub struct Replay {
     /// Entries before which the program emptied the cache.
     #[serde(skip)]
     pub empties: Vec<u32>,
+    /// Where each block of the snapshot went ([`UNPLACED`]: never allocated, after
+    /// a failure), and every address range reserved: the replayed layout.
+    #[serde(skip)]
+    pub addresses: Vec<u64>,
+    #[serde(skip)]
+    pub ranges: Vec<(u64, u64)>,
     pub notes: Vec<String>,
 }
 
 impl Replay {
+    /// `plan` (a plan of the snapshot's graph) with each block where the replay put
+    /// it, address ranges no segment held squeezed out as in the real layout; a
+    /// block the replay never allocated (after a failure) sits above the rest.
+    pub fn layout(&self, plan: &memplan::Plan) -> memplan::Plan {
+        let top = self.ranges.iter().map(|r| r.1).max().unwrap_or(0);
+        let addrs: Vec<u64> = (self.addresses.iter())
+            .map(|&a| if a == UNPLACED { top } else { a })
+            .collect();
+        let mut ranges = self.ranges.clone();
+        if self.addresses.contains(&UNPLACED) {
+            let most = plan.tensors.iter().map(|t| t.size).max().unwrap_or(0);
+            ranges.push((top, top.saturating_add(most)));
+        }
+        memplan_formats::snapshot::layout_at(
+            plan,
+            &addrs,
+            &memplan_formats::snapshot::regions(ranges),
+            "replayed",
+        )
+    }
+
     /// The reserved bytes after `entry`.
     pub fn reserved_at(&self, entry: u32) -> u64 {
         let i = self.reserved.partition_point(|&(s, _)| s <= entry);
         i.checked_sub(1).map_or(0, |i| self.reserved[i].1)
     }
 }
+
+/// The address of a block the replay never allocated.
+pub const UNPLACED: u64 = u64::MAX;
 
 /// The settings the snapshot recorded (torch's defaults, with a note, when it has
 /// none).
@@ -208,8 +241,14 @@ pub fn replay(
 
     // the state before recording
     let mut ids: Vec<u32> = vec![u32::MAX; snap.blocks.len()];
+    let mut addresses: Vec<u64> = vec![UNPLACED; snap.blocks.len()];
     let start = if is_recorded {
         recorded_start(snap, &mut model, &block_pool, &mut ids, &mut notes);
+        for (i, &id) in ids.iter().enumerate() {
+            if id != u32::MAX {
+                addresses[i] = model.block(id).0;
+            }
+        }
         Start::Recorded
     } else {
         let mut before: Vec<usize> = (0..snap.blocks.len())
@@ -225,9 +264,13 @@ pub fn replay(
         for i in before {
             let b = &snap.blocks[i];
             match model.malloc(b.requested, b.stream, block_pool[i]) {
-                Some(id) => ids[i] = id,
+                Some(id) => {
+                    ids[i] = id;
+                    addresses[i] = model.block(id).0;
+                }
                 None => {
                     let _ = model.take_calls();
+                    let ranges = model.ranges_ever().to_vec();
                     return Ok(finish(
                         snap,
                         &model,
@@ -246,6 +289,8 @@ pub fn replay(
                                 reserved: model.reserved,
                             }),
                             empties: Vec::new(),
+                            addresses,
+                            ranges,
                         },
                         notes,
                     ));
@@ -319,6 +364,7 @@ pub fn replay(
                 Some(id) => {
                     if let Some(i) = block {
                         ids[i as usize] = id;
+                        addresses[i as usize] = model.block(id).0;
                     }
                 }
                 None => failed = Some(size),
@@ -399,6 +445,8 @@ pub fn replay(
             peak,
             oom,
             empties: empties.map_or(found_empties, <[u32]>::to_vec),
+            ranges: model.ranges_ever().to_vec(),
+            addresses,
         },
         notes,
     ))
@@ -414,6 +462,8 @@ struct Outcome {
     peak: (u64, u32, u64),
     oom: Option<ReplayOom>,
     empties: Vec<u32>,
+    addresses: Vec<u64>,
+    ranges: Vec<(u64, u64)>,
 }
 
 fn finish(snap: &Snapshot, _model: &Allocator, o: Outcome, notes: Vec<String>) -> Replay {
@@ -423,7 +473,8 @@ fn finish(snap: &Snapshot, _model: &Allocator, o: Outcome, notes: Vec<String>) -
             reserved.push((i as u32, r));
         }
     }
-    let agreement = (o.start == Start::Recorded).then(|| agreement(snap, &o.timeline, &o.calls));
+    let agreement =
+        (o.start == Start::Recorded).then(|| agreement(snap, &o.timeline, &o.calls, &o.addresses));
     Replay {
         alloc_conf: o.conf.to_string(),
         capacity: o.capacity,
@@ -437,11 +488,13 @@ fn finish(snap: &Snapshot, _model: &Allocator, o: Outcome, notes: Vec<String>) -
         reserved,
         agreement,
         empties: o.empties,
+        addresses: o.addresses,
+        ranges: o.ranges,
         notes,
     }
 }
 
-fn agreement(snap: &Snapshot, timeline: &[u64], calls: &[DriverCall]) -> Agreement {
+fn agreement(snap: &Snapshot, timeline: &[u64], calls: &[DriverCall], addresses: &[u64]) -> Agreement {
     let mut equal = 0u32;
     let mut largest = 0u64;
     let mut first = None;
@@ -472,6 +525,10 @@ fn agreement(snap: &Snapshot, timeline: &[u64], calls: &[DriverCall]) -> Agreeme
         calls_equal: mine == theirs,
         calls: mine.len(),
         recorded_calls: theirs.len(),
+        blocks_equal: (snap.blocks.iter().zip(addresses))
+            .filter(|(b, &a)| b.addr == a)
+            .count() as u32,
+        blocks: snap.blocks.len() as u32,
     }
 }
 

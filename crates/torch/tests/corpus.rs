@@ -1,7 +1,7 @@
 //! The replay judged by real runs (`../shared/corpus/torch`, torch 2.11 on an
 //! H200): every snapshot replayed under its own settings reproduces the recorded
-//! reserved bytes after every entry and the recorded `cudaMalloc`/map sizes in
-//! order; `gpt2_train` and `gpt2_train_expandable`, one program under two
+//! reserved bytes after every entry, the recorded `cudaMalloc`/map sizes in
+//! order, and puts every block at its recorded address; `gpt2_train` and `gpt2_train_expandable`, one program under two
 //! settings, predict each other's reserved peak; `gpt2_oom` fails where it failed
 //! under its 6 GiB cap and finishes under a larger one. The copy of `mlp_train`
 //! in `tests/data` and a hand-made trace run without the corpus.
@@ -37,7 +37,7 @@ fn every_corpus_snapshot_replays_entry_by_entry() {
         assert_eq!(r.start, Start::Recorded);
         let a = r.agreement.clone().unwrap();
         report.push(format!(
-            "{}: {} of {} entries equal (largest difference {} B, first at {:?}); calls {} of {} recorded, equal {}",
+            "{}: {} of {} entries equal (largest difference {} B, first at {:?}); calls {} of {} recorded, equal {}; {} of {} blocks at their recorded address",
             f.file_name().unwrap().to_string_lossy(),
             a.entries_equal,
             a.entries,
@@ -45,7 +45,9 @@ fn every_corpus_snapshot_replays_entry_by_entry() {
             a.first_difference,
             a.calls,
             a.recorded_calls,
-            a.calls_equal
+            a.calls_equal,
+            a.blocks_equal,
+            a.blocks
         ));
         off += usize::from(!a.exact());
         assert_eq!(a.entries, snap.steps);
@@ -166,3 +168,4 @@ fn settings_the_replay_cannot_model_are_refused() {
         assert!(e.contains(conf.split(':').next().unwrap()), "{e}");
     }
 }
+

@@ -23,7 +23,7 @@ mod summary;
 mod view;
 
 pub use figures::{overlap, Figures, Holder};
-pub use layout::Region;
+pub use layout::{layout_at, regions, Region};
 pub use stream::{read, read_source, read_stream};
 pub use summary::{HolderAt, OomVerdict, Summary};
 pub use view::Columns;
