@@ -10,7 +10,7 @@ shift || true
 shared=../../shared/corpus
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(native_json corpus_json minimalloc_csv detect npu_json npu_csv contest tflite onnx plan_check packed text snapshot)
+  targets=(native_json corpus_json minimalloc_csv detect npu_json npu_csv contest tflite onnx plan_check packed text snapshot alloc_conf)
 fi
 
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
@@ -81,6 +81,15 @@ seed snapshot ../tests/data/mlp_train.pickle ../tests/data/mlp_train.pickle.gz \
   "$shared"/torch/gpt2_oom.pickle "$shared"/torch/resnet50_infer.pickle
 seed onnx "$shared"/onnx/*.onnx "$shared"/models/*.onnx "$shared"/onnx-node/*.onnx
 mkdir -p corpus/plan_check
+# PYTORCH_CUDA_ALLOC_CONF strings, one a file
+mkdir -p corpus/alloc_conf
+printf '%s' 'expandable_segments:True' >corpus/alloc_conf/seed-expandable
+printf '%s' 'max_split_size_mb:128,roundup_power2_divisions:4' >corpus/alloc_conf/seed-split
+printf '%s' 'roundup_power2_divisions:[256:1,512:2,1024:4,>:8]' >corpus/alloc_conf/seed-list
+printf '%s' 'garbage_collection_threshold:0.6,max_split_size_mb:20,per_process_memory_fraction:0.5' \
+  >corpus/alloc_conf/seed-gc
+printf '%s' 'backend:native,release_lock_on_cudamalloc:True,pinned_num_register_threads:8' \
+  >corpus/alloc_conf/seed-other
 # a packed report of two tensors (see crates/formats/src/packed.rs)
 mkdir -p corpus/packed
 python3 - corpus/packed/seed-two <<'PY'

@@ -405,7 +405,7 @@ pub fn replay(
         let before = model.reserved;
         if run.iter().any(|&k| !events[k].kind.adds()) {
             let at = steps as u32;
-            let empty = empties.map_or(true, |l| l.binary_search(&at).is_ok());
+            let empty = empties.is_none_or(|l| l.binary_search(&at).is_ok());
             if empty {
                 model.empty_cache();
                 found_empties.push(at);

@@ -119,7 +119,7 @@ pub(super) fn rebuild(
 /// 20 MiB pages.
 fn small_by_size(size: u64, expandable: bool) -> bool {
     match expandable {
-        true => size % (20 << 20) != 0,
+        true => !size.is_multiple_of(20 << 20),
         false => size == 2 << 20,
     }
 }
