@@ -46,6 +46,7 @@ fn the_crates_depend_the_way_the_data_flows() {
         "memplan-npu",
         "memplan-formats",
         "memplan-render",
+        "memplan-torch",
         "memplan-testkit",
     ]
     .map(String::from)
@@ -54,6 +55,11 @@ fn the_crates_depend_the_way_the_data_flows() {
     assert_eq!(ours(&deps("crates/npu")), ["memplan"]);
     assert_eq!(ours(&deps("crates/formats")), ["memplan", "memplan-npu"]);
     assert_eq!(ours(&deps("crates/render")), ["memplan", "memplan-npu"]);
+    assert_eq!(
+        ours(&deps("crates/torch")),
+        ["memplan", "memplan-formats"],
+        "the allocator replay reads snapshots and nothing else"
+    );
     for top in ["crates/wasm", "crates/cli"] {
         assert_eq!(
             ours(&deps(top)),
@@ -61,7 +67,8 @@ fn the_crates_depend_the_way_the_data_flows() {
                 "memplan",
                 "memplan-formats",
                 "memplan-npu",
-                "memplan-render"
+                "memplan-render",
+                "memplan-torch"
             ],
             "{top}"
         );
@@ -83,6 +90,7 @@ fn the_crates_depend_the_way_the_data_flows() {
     for (dir, foreign) in [
         ("crates/npu", ["plotters", "wasm-bindgen", "lexopt"]),
         ("crates/formats", ["plotters", "wasm-bindgen", "lexopt"]),
+        ("crates/torch", ["plotters", "wasm-bindgen", "lexopt"]),
         ("crates/render", ["wasm-bindgen", "web-sys", "lexopt"]),
         ("crates/cli", ["wasm-bindgen", "web-sys", "plotters"]),
     ] {
@@ -326,6 +334,7 @@ fn no_two_files_import_each_other() {
         "src",
         "crates/npu/src",
         "crates/formats/src",
+        "crates/torch/src",
         "crates/render/src",
         "crates/wasm/src",
         "crates/cli/src",

@@ -86,7 +86,7 @@ export function registerCharts(state, formatSize) {
     canvas: liveCanvas, wrap: liveWrap, tip: liveTooltip, group: 'steps', zoomY: false,
     draw: (scale, highlight, window) => {
       const frame = state.drawing.drawLiveBytes(liveCanvas, scale, highlight, window);
-      if (state.snapshot && state.snapshotSummary) snapshot.drawLiveOverlay(liveCanvas, scale, frame, state.snapshot, state.snapshotSummary, formatSize);
+      if (state.snapshot && state.snapshotSummary) snapshot.drawLiveOverlay(liveCanvas, scale, frame, state.snapshot, state.snapshotSummary, formatSize, state.replay?.replay ?? null);
       return frame;
     },
     hit: (frame, x, y) => stepAt(state, frame, x, y),
@@ -148,24 +148,45 @@ function showCompare(state, formatSize) {
   compareBody.replaceChildren(...columns);
 }
 
-/** A snapshot's two layouts side by side: where the caching allocator put each block (slot 1) and memplan's plan of the same blocks (slot 0). */
+/** A snapshot's layouts, two side by side (`state.pair`, slots): where the caching allocator put each block (slot 1), memplan's plan of the same blocks (slot 0), and the allocator replayed under other settings (slot 2, once replayed). */
 function showLayouts(state, formatSize) {
-  const [plan, real] = [state.report, state.compare];
   const s = state.snapshotSummary;
-  compareNote.textContent = `Left, where PyTorch's caching allocator put each block: its segments stacked in address order, a dashed line where one address range ends and the next begins. Right, memplan's plan of the same blocks${s ? `, which peaks at ${formatSize(plan.peak_bytes)} against ${formatSize(s.reserved_peak)} reserved` : ''}. Zoom, pan and selection are shared.`;
-  const sides = [
-    [real, 1, "PyTorch's caching allocator", [
+  const r = state.replay?.replay ?? null;
+  const pair = r ? state.pair : [1, 0];
+  const sides = {
+    1: ["PyTorch's caching allocator", [
       ['reserved peak', s ? formatSize(s.reserved_peak) : '–'],
       ['live peak', s ? formatSize(s.live_peak) : '–'],
       ['segments', s ? segmentWords(s) : '–'],
     ]],
-    [plan, 0, `memplan · ${plan.strategy}`, [
-      ['peak', formatSize(plan.peak_bytes)],
-      ['peak / live peak', `${plan.ratio.toFixed(2)}×`],
-      ['checker', plan.valid ? 'valid' : `${plan.violations.length} violations`],
+    0: [`memplan · ${state.report.strategy}`, [
+      ['peak', formatSize(state.report.peak_bytes)],
+      ['peak / live peak', `${state.report.ratio.toFixed(2)}×`],
+      ['checker', state.report.valid ? 'valid' : `${state.report.violations.length} violations`],
     ]],
-  ];
-  compareBody.replaceChildren(...sides.map(([report, slot, name, rows]) => compareColumn(state, report, slot, formatSize, ui.compareHead(name, rows))));
+  };
+  if (r) {
+    sides[2] = [`replayed · ${r.alloc_conf === '' ? "torch's defaults" : r.alloc_conf}`, [
+      ['reserved peak', formatSize(r.reserved_peak)],
+      ['cudaMalloc calls', ui.count(r.segments)],
+      ['outcome', r.oom ? `out of memory at entry ${ui.count(r.oom.entry)}` : 'finishes'],
+    ]];
+  }
+  const reports = { 0: state.report, 1: state.compare, 2: state.replay?.summary };
+  const words = {
+    0: `memplan's plan of the same blocks${s ? `, which peaks at ${formatSize(state.report.peak_bytes)} against ${formatSize(s.reserved_peak)} reserved` : ''}`,
+    1: "where PyTorch's caching allocator put each block: its segments stacked in address order, a dashed line where one address range ends and the next begins",
+    2: r ? `the caching allocator replayed under ${r.alloc_conf === '' ? "torch's defaults" : r.alloc_conf}, laid out the same way${r.oom ? ' (the blocks after its failure sit on top)' : ''}` : '',
+  };
+  compareNote.textContent = `Left, ${words[pair[0]]}. Right, ${words[pair[1]]}. Zoom, pan and selection are shared.`;
+  compareBody.replaceChildren(...pair.map((slot) => compareColumn(state, reports[slot], slot, formatSize, ui.compareHead(...sides[slot]))));
+}
+
+/** Shows the choice of layouts to compare once a replay exists (and sets it to `state.pair`). */
+export function showPairs(state) {
+  const field = $('snap-pair-field');
+  field.hidden = !state.replay;
+  $('snap-pair').value = state.pair.join(',');
 }
 
 /** A snapshot's segments in words: how many, and how many were mapped into expandable segments or belong to private pools. */
@@ -202,6 +223,7 @@ function compareColumn(state, report, slot, formatSize, head = null) {
       const frame = state.drawing.drawTimeAddress(canvas, scale, highlight, window, slot);
       // the allocator's layout: where one address range ends and the next begins
       if (state.snapshot && slot === 1) snapshot.drawBoundaries(canvas, scale, frame, state.snapshot.boundaries);
+      if (state.snapshot && slot === 2 && state.replay) snapshot.drawBoundaries(canvas, scale, frame, state.replay.boundaries);
       return frame;
     },
     hit: (frame, x, y) => tensorAt(state, frame, x, y, slot),

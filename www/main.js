@@ -14,6 +14,7 @@ import { demoView } from './bundle.js';
 import { showBodies, showShapeForm } from './file-panels.js';
 import * as sharing from './sharing.js';
 import * as snapshotView from './snapshot.js';
+import * as replayView from './replay.js';
 
 const $ = (id) => document.getElementById(id);
 const galleryBox = $('gallery');
@@ -107,7 +108,9 @@ async function load(data, name, origin, options = {}, failed = null) {
   state.drawing?.free();
   const drawing = opened.mode === 'graph' ? new wasm.Drawing() : null;
   Object.assign(state, { mode: opened.mode, drawing, info: JSON.parse(opened.info), selected: null, report: null, compare: null, origin });
-  Object.assign(state, { snapshot: opened.snapshot ?? null, snapshotSummary: null });
+  Object.assign(state, { snapshot: opened.snapshot ?? null, snapshotSummary: null, replay: null, pair: [1, 0] });
+  replayView.reset();
+  graph.showPairs(state);
   charts.setWindows(null);
   applyOptions(state.snapshot && options.strategy === undefined ? { ...options, strategy: SNAPSHOT_STRATEGY } : options);
   setMode(state.mode);
@@ -232,12 +235,31 @@ async function showPlan({ report, compare, snapshot = null }, stale) {
   const main = summary(0);
   // a snapshot: its summary, and room on the live-bytes chart for the reserved curve
   state.snapshotSummary = snapshot ? JSON.parse(snapshot) : null;
-  const ceiling = state.snapshot && state.snapshotSummary ? snapshotView.liveCeiling(state.snapshotSummary) : 0;
-  state.drawing.setLiveCeiling(ceiling);
+  setCeiling();
   graph.show(state, main, compare ? summary(1) : null, wasm.formatSize);
   if (state.snapshotSummary) snapshotView.showSummary(state.snapshotSummary, main, wasm.formatSize);
   teach.planned(main.handle, state.drawing);
   return true;
+}
+
+/** Makes the live-bytes chart's axis reach the snapshot's reserved peak, its failed request and a replay's peak. */
+function setCeiling() {
+  const s = state.snapshot && state.snapshotSummary;
+  const ceiling = s ? Math.max(snapshotView.liveCeiling(s), state.replay?.replay.reserved_peak ?? 0) : 0;
+  state.drawing.setLiveCeiling(ceiling);
+}
+
+/** Shows a replay of the caching allocator (from replay.js): its layout in the drawing's third slot and in the comparison beside the real one, its reserved curve over the recorded one. */
+function showReplay(result) {
+  if (!state.snapshot || !state.drawing) return;
+  guarded('Could not show the replay', () => state.drawing.setPacked(2, result.layout));
+  state.replay = { replay: result.replay, boundaries: result.boundaries, summary: JSON.parse(state.drawing.summary(2)) };
+  state.pair = [1, 2];
+  setCeiling();
+  graph.showPairs(state);
+  graph.show(state, state.report, state.compare, wasm.formatSize);
+  ui.clearError(errorBox);
+  draw();
 }
 
 /** Asks the worker what holds the memory at entry `step` of the snapshot on show and lists it. */
@@ -488,6 +510,17 @@ async function setup() {
   clockBox.addEventListener('change', () => replan());
   capacityInput.addEventListener('change', () => replan());
   $('snap-step').addEventListener('change', () => showHolders(snapshotView.chosenStep(state.snapshotSummary)));
+  replayView.register({
+    request: planner.request,
+    shown: showReplay,
+    failed: (title, detail) => ui.showError(errorBox, title, detail),
+    formatSize: wasm.formatSize,
+  });
+  $('snap-pair').addEventListener('change', (e) => {
+    state.pair = e.target.value.split(',').map(Number);
+    graph.show(state, state.report, state.compare, wasm.formatSize);
+    draw();
+  });
   $('snap-peak').addEventListener('click', () => showHolders(state.snapshotSummary?.live_peak_step ?? null));
   colourSelect.addEventListener('change', () => {
     graph.applyColouring(state, colourSelect.value, wasm.paletteColour);

@@ -88,6 +88,7 @@ export function liveCeiling(s) {
 const RESERVED = 'rgb(242, 142, 43)';
 const INK = 'rgb(40, 44, 52)';
 const ALERT = 'rgb(200, 40, 40)';
+const REPLAYED = 'rgb(118, 78, 160)';
 
 /** The pixel of (step, bytes) on a chart drawn in `frame` (CSS pixels). */
 function pixel(frame, step, bytes) {
@@ -109,23 +110,34 @@ function over(canvas, scale, frame, paint) {
   ctx.restore();
 }
 
-/** Draws over the live-bytes chart (drawn in `frame`): the bytes reserved as a step line, the live and reserved peaks as labelled dots, the failed request as a red line, and a key. */
-export function drawLiveOverlay(canvas, scale, frame, details, s, formatSize) {
+/** Draws `curve` (`[step, bytes]` at each change) as a step line on a chart drawn in `frame`. */
+function stepLine(ctx, frame, curve) {
+  ctx.beginPath();
+  let last = null;
+  for (const [step, bytes] of curve) {
+    const [x, y] = pixel(frame, step, bytes);
+    if (last === null) ctx.moveTo(x, y);
+    else ctx.lineTo(x, last);
+    ctx.lineTo(x, y);
+    last = y;
+  }
+  if (last !== null) ctx.lineTo(frame.left + frame.width, last);
+  ctx.stroke();
+}
+
+/** Draws over the live-bytes chart (drawn in `frame`): the bytes reserved as a step line (and a replay's, dashed, when `replay` is given), the live and reserved peaks as labelled dots, the failed request as a red line, and a key. */
+export function drawLiveOverlay(canvas, scale, frame, details, s, formatSize, replay = null) {
   if (!frame) return;
   over(canvas, scale, frame, (ctx) => {
     ctx.strokeStyle = RESERVED;
     ctx.lineWidth = 2;
-    ctx.beginPath();
-    let last = null;
-    for (const [step, bytes] of details.reserved) {
-      const [x, y] = pixel(frame, step, bytes);
-      if (last === null) ctx.moveTo(x, y);
-      else ctx.lineTo(x, last);
-      ctx.lineTo(x, y);
-      last = y;
+    stepLine(ctx, frame, details.reserved);
+    if (replay) {
+      ctx.strokeStyle = REPLAYED;
+      ctx.setLineDash([6, 4]);
+      stepLine(ctx, frame, replay.reserved);
+      ctx.setLineDash([]);
     }
-    if (last !== null) ctx.lineTo(frame.left + frame.width, last);
-    ctx.stroke();
     const marks = [
       [s.live_peak_step, s.live_peak, `live peak ${formatSize(s.live_peak)}`, false],
       [s.reserved_peak_step, s.reserved_peak, `reserved peak ${formatSize(s.reserved_peak)}`, false],
@@ -154,6 +166,7 @@ export function drawLiveOverlay(canvas, scale, frame, details, s, formatSize) {
       ctx.fillText(label, right ? x + 6 : x - 6 - width, frame.top + 6 + 17 * row);
     });
     const keys = [['live', 'rgb(78, 121, 167)'], ['reserved', RESERVED]];
+    if (replay) keys.push([`replayed (${replay.alloc_conf === '' ? "torch's defaults" : replay.alloc_conf})`, REPLAYED]);
     let left = frame.left + 8;
     const y = frame.top + frame.height - 20;
     for (const [text, colour] of keys) {

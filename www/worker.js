@@ -83,6 +83,14 @@ const handlers = {
     const report = plan(strategy);
     return { report, compare: compare ? plan(compare) : null };
   },
+  /** Replays PyTorch's caching allocator over the open snapshot under settings `conf` (PYTORCH_CUDA_ALLOC_CONF's text, empty for the recorded ones) with at most `capacity` bytes reserved (0: none): the replayed layout (packed), the replay (JSON) and the layout's address boundaries. */
+  replay({ conf, capacity }) {
+    return current('graph').replaySnapshot(conf, capacity);
+  },
+  /** The usual allocator settings replayed over the open snapshot, one row each, and the answer (JSON). */
+  sweep({ capacity }) {
+    return current('graph').sweepSnapshot(capacity);
+  },
   /** What holds the memory at entry `step` of the open snapshot, as JSON. */
   holders({ step }) {
     return current('graph').snapshotHolders(step);

@@ -4,7 +4,8 @@
 // docs/visualizer-npu.png: FlashAttention_Case0 for problem 2 with a spilled buffer selected;
 // docs/snapshot.png: the corpus's gpt2_oom.pickle (a PyTorch memory snapshot) opened,
 // a block selected and another hovered. `node tests/browser/screenshots.mjs snapshot`
-// saves that one alone.
+// saves that one alone. docs/replay.png: the corpus's gpt2_train.pickle swept, and
+// replayed under expandable segments beside the real layout (`... replay` alone).
 
 import { chromium } from 'playwright-core';
 import { statSync } from 'node:fs';
@@ -30,6 +31,7 @@ try {
     console.log(`${file}: ${Math.round(statSync(join(ROOT, file)).size / 1024)} KiB`);
   }
   if (!only || only === 'snapshot') await snapshotShot(page, url, 'docs/snapshot.png');
+  if (!only || only === 'replay') await replayShot(page, url, 'docs/replay.png');
 } finally {
   await browser.close();
   server.close();
@@ -53,5 +55,26 @@ async function snapshotShot(page, url, file) {
   await page.mouse.move(planBox.x + hovered.x, planBox.y + hovered.y);
   await page.waitForSelector('#compare-body .tooltip:not([hidden])');
   await page.screenshot({ path: join(ROOT, file), fullPage: true });
+  console.log(`${file}: ${Math.round(statSync(join(ROOT, file)).size / 1024)} KiB`);
+}
+
+/** Opens the corpus's gpt2_train.pickle, sweeps the allocator's settings, replays it under expandable segments and saves the sweep and the two layouts as `file`. */
+async function replayShot(page, url, file) {
+  await page.goto(url);
+  await settled(page);
+  await page.locator('#file').setInputFiles(join(CORPUS, 'torch/gpt2_train.pickle'));
+  await settled(page);
+  await page.locator('#replay-sweep').click();
+  await page.waitForSelector('#sweep-box:not([hidden])');
+  await page.locator('#replay-conf').fill('expandable_segments:True');
+  await page.locator('#replay-run').click();
+  await page.waitForFunction(() => /Replayed under/.test(document.getElementById('replay-line').textContent));
+  await settled(page);
+  // from the summary to the end of the comparison, in page coordinates
+  const [top, bottom] = await page.evaluate(() => [
+    document.getElementById('snapshot-summary').getBoundingClientRect().top + window.scrollY,
+    document.getElementById('compare-panel').getBoundingClientRect().bottom + window.scrollY,
+  ]);
+  await page.screenshot({ path: join(ROOT, file), fullPage: true, clip: { x: 0, y: top - 12, width: 1280, height: bottom - top + 24 } });
   console.log(`${file}: ${Math.round(statSync(join(ROOT, file)).size / 1024)} KiB`);
 }

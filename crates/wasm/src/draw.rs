@@ -1,7 +1,7 @@
 //! The page's side of a graph: the plan reports the worker made, drawn on canvases.
 //! The time-by-address chart paints its boxes into a [`Raster`] kept between redraws.
 
-use super::{canvas_area, slot_index, view, with_raster};
+use super::{canvas_area, slot_index, view, with_raster, SLOTS};
 use crate::errors::{js_error, to_js};
 use crate::Thrown;
 use memplan::plan::Plan;
@@ -39,16 +39,17 @@ pub fn palette_colour(k: u32) -> String {
     render::palette_hex(k)
 }
 
-/// The plans on show: the main view's (slot 0) and the comparison's (slot 1).
+/// The plans on show: the main view's (slot 0), the comparison's (slot 1) and, for
+/// a PyTorch snapshot, the allocator's replayed layout (slot 2).
 #[wasm_bindgen]
 pub struct Drawing {
-    reports: [Option<Shown>; 2],
+    reports: [Option<Shown>; SLOTS],
     /// Each report's tensors by first step, for zoomed redraws.
-    indexes: [Option<StepIndex>; 2],
+    indexes: [Option<StepIndex>; SLOTS],
     /// Colour key per tensor id instead of the pool (e.g. the producer's op type).
     keys: Option<Vec<u32>>,
     /// Each slot's time-by-address pixels, kept so that a pan shifts them.
-    rasters: [Raster; 2],
+    rasters: [Raster; SLOTS],
     /// How the time-by-address boxes are painted: fast, or every tensor visited (the
     /// reference the page's tests hold the fast painter to).
     paint: Paint,
@@ -68,17 +69,17 @@ impl Drawing {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Drawing {
         Drawing {
-            reports: [None, None],
-            indexes: [None, None],
+            reports: [None, None, None],
+            indexes: [None, None, None],
             keys: None,
-            rasters: [Raster::new(), Raster::new()],
+            rasters: [Raster::new(), Raster::new(), Raster::new()],
             paint: Paint::Fast,
             live_ceiling: 0,
         }
     }
 
     /// Keeps the report `packed` (as `Session.planPacked` makes it) for drawing in
-    /// `slot` (0 or 1).
+    /// `slot` (0, 1 or 2).
     #[wasm_bindgen(js_name = setPacked)]
     pub fn set_packed(&mut self, slot: u8, packed: &[u8]) -> Result<(), Thrown> {
         let slot = slot_index(Some(slot))?;
@@ -127,7 +128,7 @@ impl Drawing {
     #[wasm_bindgen(js_name = setColourKeys)]
     pub fn set_colour_keys(&mut self, keys: Option<Vec<u32>>) {
         self.keys = keys;
-        for slot in 0..2 {
+        for slot in 0..SLOTS {
             if let Some(shown) = &self.reports[slot] {
                 self.indexes[slot] = Some(self.index(&shown.report.plan));
             }
@@ -241,13 +242,13 @@ impl Drawing {
     }
 }
 
-fn shown(reports: &[Option<Shown>; 2], slot: Option<u8>) -> Result<&Shown, Thrown> {
+fn shown(reports: &[Option<Shown>; SLOTS], slot: Option<u8>) -> Result<&Shown, Thrown> {
     reports[slot_index(slot)?]
         .as_ref()
         .ok_or_else(|| Thrown::new("no plan yet: set a report first"))
 }
 
-fn report(reports: &[Option<Shown>; 2], slot: Option<u8>) -> Result<&PlanReport, Thrown> {
+fn report(reports: &[Option<Shown>; SLOTS], slot: Option<u8>) -> Result<&PlanReport, Thrown> {
     Ok(&shown(reports, slot)?.report)
 }
 

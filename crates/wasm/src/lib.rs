@@ -84,14 +84,18 @@ struct StrategyInfo {
     about: &'static str,
 }
 
-/// The plan slot JS names: 0 (the default) or 1.
+/// The plan slot JS names: 0 (the default), 1 or 2.
 #[cfg(feature = "page")]
 fn slot_index(slot: Option<u8>) -> Result<usize, Thrown> {
     match slot.unwrap_or(0) {
-        s @ (0 | 1) => Ok(usize::from(s)),
-        s => Err(Thrown::new(&format!("no plan slot {s} (expected 0 or 1)"))),
+        s if usize::from(s) < SLOTS => Ok(usize::from(s)),
+        s => Err(Thrown::new(&format!("no plan slot {s} (expected 0, 1 or 2)"))),
     }
 }
+
+/// The plans a [`Drawing`] holds: the main view's, the comparison's, a replay's.
+#[cfg(feature = "page")]
+const SLOTS: usize = 3;
 
 /// Every strategy's name and one-line description, in the core's order.
 #[wasm_bindgen]

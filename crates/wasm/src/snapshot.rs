@@ -18,6 +18,16 @@ fn start(snap: Snapshot, name: &str) -> Result<Session, Thrown> {
     Ok(session)
 }
 
+/// A cap from the page's field: a size with its unit (`6GiB`), none when empty.
+fn cap_of(capacity: &str) -> Result<Option<u64>, Thrown> {
+    match capacity.trim() {
+        "" => Ok(None),
+        text => memplan_formats::parse_size(text)
+            .map(Some)
+            .map_err(|e| Thrown::new(&format!("capacity: {e}"))),
+    }
+}
+
 /// Sets `key` of `object` to `value`.
 fn set(object: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), Thrown> {
     js_sys::Reflect::set(object, &key.into(), value)
@@ -100,6 +110,65 @@ impl Session {
         set(&answer, "layout", &js_sys::Uint8Array::from(&layout[..]))?;
         set(&answer, "summary", &to_json(&summary)?.into())?;
         Ok(answer.into())
+    }
+
+    /// Replays the caching allocator over the snapshot's trace under `conf`
+    /// (`PYTORCH_CUDA_ALLOC_CONF`'s text; empty: the recorded settings) with at
+    /// most `capacity` reserved (a size with its unit; empty: no cap), and answers `{layout, replay,
+    /// boundaries}`: the replayed layout of the last plan's blocks, packed like the
+    /// real one; the replay as JSON (see `memplan_torch::Replay`, with its reserved
+    /// curve and the recorded settings' agreement); the squeezed offsets where one
+    /// replayed address range ends and the next begins.
+    #[wasm_bindgen(js_name = replaySnapshot)]
+    pub fn replay_snapshot(&mut self, conf: &str, capacity: &str) -> Result<JsValue, Thrown> {
+        let snap: &Snapshot = self
+            .snapshot
+            .as_deref()
+            .ok_or_else(|| Thrown::new("the open file is not a PyTorch memory snapshot"))?;
+        let conf = match conf.trim() {
+            "" => None,
+            text => Some(memplan_torch::AllocConf::parse(text).map_err(js_error)?),
+        };
+        let cap = cap_of(capacity)?;
+        let recorded = memplan_torch::replay::baseline(snap, cap).map_err(js_error)?;
+        let replay = match &conf {
+            None => recorded,
+            Some(c) => {
+                let mut r = memplan_torch::replay(snap, Some(c), cap, Some(&recorded.empties))
+                    .map_err(js_error)?;
+                r.agreement = recorded.agreement;
+                r
+            }
+        };
+        let (_, last) = self
+            .reports
+            .last()
+            .ok_or_else(|| Thrown::new("plan the snapshot before replaying it"))?;
+        let plan = replay.layout(&last.plan);
+        let mut report = PlanReport::new(&self.graph, plan, last.capacity);
+        report.profile = Vec::new();
+        let packed = pack_report(&mut report, 0)?;
+        let top = memplan_formats::snapshot::regions(replay.ranges.clone());
+        let boundaries: Vec<f64> = top.iter().skip(1).map(|r| r.offset as f64).collect();
+        let answer = js_sys::Object::new();
+        set(&answer, "layout", &js_sys::Uint8Array::from(&packed[..]))?;
+        set(&answer, "replay", &to_json(&replay)?.into())?;
+        set(&answer, "boundaries", &js_sys::Float64Array::from(&boundaries[..]).into())?;
+        Ok(answer.into())
+    }
+
+    /// The usual allocator settings replayed over the snapshot with at most
+    /// `capacity` reserved (empty: no cap), beside the last plan's peak, as JSON
+    /// (see `memplan_torch::sweep::Sweep`).
+    #[wasm_bindgen(js_name = sweepSnapshot)]
+    pub fn sweep_snapshot(&self, capacity: &str) -> Result<String, Thrown> {
+        let snap: &Snapshot = self
+            .snapshot
+            .as_deref()
+            .ok_or_else(|| Thrown::new("the open file is not a PyTorch memory snapshot"))?;
+        let plan_peak = self.reports.last().map(|(_, r)| r.plan.peak_bytes);
+        let sweep = memplan_torch::sweep::sweep(snap, cap_of(capacity)?, plan_peak).map_err(js_error)?;
+        to_json(&sweep)
     }
 
     /// What holds the memory at `step` (a trace entry), by allocating frame, the

@@ -375,3 +375,44 @@ fn a_pickle_that_would_run_code_is_refused_in_words() {
         .expect("refused");
     assert!(!message(cut).is_empty());
 }
+
+#[wasm_bindgen_test]
+fn a_snapshot_replays_under_other_settings_and_sweeps() {
+    let mut session = Session::from_snapshot(SNAPSHOT, "mlp_train.pickle.gz").unwrap();
+    let get = |v: &JsValue, key: &str| js_sys::Reflect::get(v, &key.into()).unwrap();
+    // a replay needs a plan of the blocks first
+    assert!(session.replay_snapshot("", "").is_err());
+    session
+        .plan_snapshot("greedy-size", JsValue::UNDEFINED, None)
+        .unwrap();
+    let answer = session.replay_snapshot("", "").unwrap();
+    let replay: Value = serde_json::from_str(&get(&answer, "replay").as_string().unwrap()).unwrap();
+    // the recorded settings: the recording, entry by entry (as the CLI finds)
+    assert_eq!(replay["reserved_peak"], 494_927_872u64);
+    assert_eq!(replay["agreement"]["entries_equal"], 257);
+    assert_eq!(replay["agreement"]["blocks_equal"], 104);
+    let mut drawing = super::draw::Drawing::new();
+    let layout = js_sys::Uint8Array::new(&get(&answer, "layout")).to_vec();
+    drawing.set_packed(2, &layout).unwrap();
+    let replayed: Value = serde_json::from_str(&drawing.summary(2).unwrap()).unwrap();
+    assert_eq!(replayed["strategy"], "replayed");
+    assert_eq!(replayed["placed"], 104);
+    assert_eq!(replayed["valid"], true, "{:?}", replayed["violations"]);
+    assert!(drawing.set_packed(3, &layout).is_err(), "three slots");
+    // other settings, a cap, and what a bad one says
+    let other = session
+        .replay_snapshot("expandable_segments:True", "400MiB")
+        .unwrap();
+    let other: Value = serde_json::from_str(&get(&other, "replay").as_string().unwrap()).unwrap();
+    assert_eq!(other["alloc_conf"], "expandable_segments:True");
+    assert_eq!(other["capacity"], 400u64 << 20);
+    assert!(other["oom"]["entry"].is_u64(), "{}", other["oom"]);
+    let bad = session.replay_snapshot("expandable:True", "").unwrap_err();
+    let bad = message(bad);
+    assert!(bad.contains("`expandable`"), "{bad}");
+    assert!(session.replay_snapshot("", "six").is_err());
+    let sweep: Value = serde_json::from_str(&session.sweep_snapshot("").unwrap()).unwrap();
+    assert!(sweep["rows"].as_array().unwrap().len() >= 10);
+    assert!(sweep["answer"].as_str().unwrap().contains("reserved peak"));
+    assert_eq!(sweep["live_peak"], 489_624_064u64);
+}
