@@ -53,7 +53,7 @@ pub fn what_if(snap: &Snapshot, conf: Option<&AllocConf>, capacity: Option<u64>)
 
 /// memplan's plan of the snapshot's blocks (the default strategy for snapshots,
 /// checked): the floor no setting of the allocator reaches below.
-fn plan_floor(snap: &Snapshot) -> Result<Option<u64>> {
+pub(crate) fn plan_floor(snap: &Snapshot) -> Result<Option<u64>> {
     let graph = snap.graph("snapshot")?;
     let opts = Options::default();
     let analysis = memplan::analyse(&graph, &opts)?;

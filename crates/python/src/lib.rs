@@ -96,6 +96,53 @@ fn plan(
     })
 }
 
+/// The snapshot at `path`, or in `data`, replayed through PyTorch's caching
+/// allocator under `conf` (`PYTORCH_CUDA_ALLOC_CONF`'s text; None: the recorded
+/// settings) with at most `capacity` reserved: the JSON `memplan replay --json`
+/// writes.
+#[pyfunction]
+#[pyo3(signature = (path=None, data=None, conf=None, capacity=None, device=None))]
+fn replay(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    data: Option<Vec<u8>>,
+    conf: Option<String>,
+    capacity: Option<String>,
+    device: Option<u32>,
+) -> PyResult<String> {
+    py.detach(|| {
+        let input = input(&path, &data)?;
+        api::replay(&input, conf.as_deref(), capacity.as_deref(), device)
+    })
+    .map_err(error)
+}
+
+/// The usual allocator settings replayed over the snapshot, one row each, and the
+/// answer: the JSON `memplan replay --sweep --json` writes.
+#[pyfunction]
+#[pyo3(signature = (path=None, data=None, capacity=None, device=None))]
+fn sweep(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    data: Option<Vec<u8>>,
+    capacity: Option<String>,
+    device: Option<u32>,
+) -> PyResult<String> {
+    py.detach(|| {
+        let input = input(&path, &data)?;
+        api::sweep(&input, capacity.as_deref(), device)
+    })
+    .map_err(error)
+}
+
+fn input<'a>(path: &'a Option<PathBuf>, data: &'a Option<Vec<u8>>) -> Result<Input<'a>, String> {
+    match (path, data) {
+        (Some(p), None) => Ok(Input::Path(p)),
+        (None, Some(d)) => Ok(Input::Bytes { data: d, name: "snapshot" }),
+        _ => Err("give a path or bytes, not both".to_string()),
+    }
+}
+
 /// One self-contained HTML file of the page (embedded in this module) opening
 /// `data`, named `file_name`, with the first view's options `view`.
 #[pyfunction]
@@ -133,6 +180,8 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Outcome>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
+    m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(standalone, m)?)?;
     m.add_function(wrap_pyfunction!(is_model, m)?)?;
     m.add_function(wrap_pyfunction!(is_snapshot, m)?)?;

@@ -229,6 +229,62 @@ def test_an_out_of_memory_snapshot_has_a_verdict():
     s.check()
 
 
+def test_replay_gives_the_recording_under_its_own_settings():
+    s = memplan.snapshot(DATA / "mlp_train.pickle", deterministic=True)
+    r = s.replay()
+    assert isinstance(r, memplan.Replay)
+    assert r.recorded_settings and r.alloc_conf == "" and r.capacity is None
+    # torch's max_memory_reserved for this run, entry by entry as recorded
+    assert r.reserved_peak == s.reserved_peak == 494_927_872
+    a = r.agreement
+    assert a["entries_equal"] == a["entries"] == 257
+    assert a["blocks_equal"] == a["blocks"] and a["calls_equal"]
+    assert r.reserved[0][0] == 0 and max(b for _, b in r.reserved) == r.reserved_peak
+    assert r.fits and r.oom is None and r.segments == 11
+    # the same as the command's JSON
+    out = subprocess.run([sys.executable, "-m", "memplan", "replay", str(DATA / "mlp_train.pickle"),
+                          "--json", "-"], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == r.to_dict()
+
+
+def test_replay_under_other_settings_and_a_cap():
+    with open(DATA / "mlp_train.pickle", "rb") as f:
+        s = memplan.snapshot(pickle.load(f))
+    r = s.replay("expandable_segments:True, roundup_power2_divisions:4", capacity="300MiB")
+    assert r.alloc_conf == "expandable_segments:True,roundup_power2_divisions:4"
+    assert r.capacity == 300 * MIB and not r.recorded_settings
+    assert not r.fits and r.oom["reserved"] <= 300 * MIB and r.oom["request"] > 0
+    free = s.replay("expandable_segments:True", capacity=1 << 30)
+    assert free.fits and free.reserved_peak >= s.live_peak
+    with pytest.raises(memplan.Error, match="max_split_mb.*max_split_size_mb"):
+        s.replay("max_split_mb:128")
+    with pytest.raises(memplan.Error, match="capacity"):
+        s.replay(capacity="six")
+
+
+def test_sweep_tries_the_usual_settings_and_answers():
+    s = memplan.snapshot(DATA / "mlp_train.pickle")
+    sw = s.sweep()
+    assert isinstance(sw, memplan.Sweep) and len(sw.rows) >= 10
+    assert sw.rows[0].recorded_settings
+    confs = [r.alloc_conf for r in sw.rows]
+    assert "expandable_segments:True" in confs and "max_split_size_mb:128" in confs
+    assert sw.best is not None and all(r.reserved_peak >= sw.best.reserved_peak for r in sw.rows if r.fits)
+    assert all(r.reserved_peak >= sw.live_peak for r in sw.rows)
+    assert sw.plan_peak is not None and sw.plan_peak >= sw.live_peak
+    assert sw.answer and str(sw) == sw.answer
+    assert all(r.reserved == [] for r in sw.rows)
+
+
+def test_the_gpt2_pair_predicts_each_other():
+    plain = memplan.snapshot(corpus("torch", "gpt2_train.pickle"))
+    expandable = memplan.snapshot(corpus("torch", "gpt2_train_expandable.pickle"))
+    assert plain.replay("expandable_segments:True").reserved_peak == expandable.reserved_peak
+    assert expandable.replay("expandable_segments:False").reserved_peak == plain.reserved_peak
+    oom = memplan.snapshot(corpus("torch", "gpt2_oom.pickle")).replay(capacity="6GiB")
+    assert oom.oom["entry"] == 398 and oom.oom["request"] == 192 * MIB
+
+
 def test_svg_and_json_are_written(tmp_path):
     r = memplan.plan(EXAMPLES / "transformer_layer.json")
     svg = r.to_svg(tmp_path / "plan.svg")

@@ -11,6 +11,10 @@ memplan`` also installs) without leaving Python:
 - :func:`html` writes one self-contained HTML file of memplan's view, which also
   displays inline in a notebook.
 
+A :class:`Snapshot` replays PyTorch's caching allocator under other
+``PYTORCH_CUDA_ALLOC_CONF`` settings (:meth:`Snapshot.replay`) and sweeps the usual
+ones (:meth:`Snapshot.sweep`).
+
 ``import memplan`` imports no torch; torch is never needed.
 """
 
@@ -26,7 +30,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Pattern, Sequen
 from . import _memplan
 from ._memplan import Error
 
-__all__ = ["plan", "snapshot", "html", "Plan", "Snapshot", "View", "Error"]
+__all__ = ["plan", "snapshot", "html", "Plan", "Snapshot", "Replay", "Sweep", "View", "Error"]
 __version__ = "0.1.0"
 
 #: ``memplan plan``'s default search budget (its ``--budget``), also the first
@@ -258,6 +262,164 @@ class Snapshot(Plan):
         """The snapshot itself: the page reads snapshots."""
         return _snapshot_file(self._source, self.name) + ([],)
 
+    def replay(
+        self,
+        alloc_conf: Optional[str] = None,
+        capacity: Union[int, str, None] = None,
+    ) -> "Replay":
+        """PyTorch's caching allocator replayed over this snapshot's trace under
+        ``alloc_conf`` (``PYTORCH_CUDA_ALLOC_CONF``'s own syntax, e.g.
+        ``"expandable_segments:True"``; None: the settings the run recorded), with
+        at most ``capacity`` bytes reserved (an int, or ``"6GiB"``; the cap of
+        ``set_per_process_memory_fraction``). What ``memplan replay`` reports:
+        the reserved peak, the ``cudaMalloc`` calls, where the run fails, and how
+        the recorded settings' replay agrees with the recording."""
+        kind, value = self._source
+        text = _native(lambda: _memplan.replay(
+            path=value if kind == "path" else None,
+            data=bytes(value) if kind == "bytes" else None,
+            conf=alloc_conf,
+            capacity=None if capacity is None else str(capacity),
+            device=self._read.get("device"),
+        ))
+        return Replay(json.loads(text))
+
+    def sweep(self, capacity: Union[int, str, None] = None) -> "Sweep":
+        """The settings people reach for (the recorded ones, ``expandable_segments``
+        switched, ``max_split_size_mb`` and ``roundup_power2_divisions`` at several
+        values, combinations and, with a ``capacity``, ``garbage_collection_threshold``)
+        each replayed, with the answer in one line: what ``memplan replay --sweep``
+        reports."""
+        kind, value = self._source
+        text = _native(lambda: _memplan.sweep(
+            path=value if kind == "path" else None,
+            data=bytes(value) if kind == "bytes" else None,
+            capacity=None if capacity is None else str(capacity),
+            device=self._read.get("device"),
+        ))
+        return Sweep(json.loads(text))
+
+
+class Replay:
+    """The caching allocator replayed over a snapshot under some settings
+    (:meth:`Snapshot.replay`). Bytes are bytes; an entry is an index into the
+    device's trace."""
+
+    def __init__(self, doc: Dict[str, Any]) -> None:
+        self._doc = doc
+
+    @property
+    def alloc_conf(self) -> str:
+        """The settings, in ``PYTORCH_CUDA_ALLOC_CONF``'s syntax (``""``: torch's defaults)."""
+        return self._doc["alloc_conf"]
+
+    @property
+    def capacity(self) -> Optional[int]:
+        """The cap on reserved bytes, when one was given."""
+        return self._doc["capacity"]
+
+    @property
+    def recorded_settings(self) -> bool:
+        """True when these are the settings the run recorded."""
+        return self._doc["recorded_settings"]
+
+    @property
+    def reserved_peak(self) -> int:
+        """The most bytes reserved at once."""
+        return self._doc["reserved_peak"]
+
+    @property
+    def reserved_unused(self) -> int:
+        """Bytes reserved but not allocated at the reserved peak."""
+        return self._doc["reserved_peak"] - self._doc["allocated_at_peak"]
+
+    @property
+    def segments(self) -> int:
+        """``cudaMalloc`` calls and page mappings."""
+        return self._doc["segments"]
+
+    @property
+    def oom(self) -> Optional[Dict[str, int]]:
+        """Where the replayed run fails (``entry``, ``request``, ``allocated``,
+        ``reserved``), or None when it finishes."""
+        oom = self._doc["oom"]
+        return dict(oom) if oom is not None else None
+
+    @property
+    def fits(self) -> bool:
+        """True when the replayed run finishes."""
+        return self._doc["oom"] is None
+
+    @property
+    def reserved(self) -> List[Tuple[int, int]]:
+        """The reserved bytes after each entry, as ``(entry, bytes)`` where they
+        change, the first at entry 0 (empty in a sweep's rows)."""
+        return [(e, b) for e, b in self._doc.get("reserved", [])]
+
+    @property
+    def agreement(self) -> Optional[Dict[str, Any]]:
+        """How the recorded settings' replay agrees with the recording: entries and
+        blocks equal, ``cudaMalloc`` sizes in order."""
+        a = self._doc.get("agreement")
+        return dict(a) if a is not None else None
+
+    @property
+    def notes(self) -> List[str]:
+        """What the replay had to assume."""
+        return list(self._doc["notes"])
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Everything, as ``memplan replay --json`` writes it."""
+        return json.loads(json.dumps(self._doc))
+
+    def __repr__(self) -> str:
+        conf = self.alloc_conf or "torch's defaults"
+        outcome = "finishes" if self.fits else f"out of memory at entry {self._doc['oom']['entry']}"
+        return f"<memplan.Replay {conf!r}: reserved peak {self.reserved_peak} B, {self.segments} cudaMalloc calls, {outcome}>"
+
+
+class Sweep:
+    """The usual allocator settings replayed over one snapshot (:meth:`Snapshot.sweep`)."""
+
+    def __init__(self, doc: Dict[str, Any]) -> None:
+        self._doc = doc
+
+    @property
+    def rows(self) -> List[Replay]:
+        """One replay per setting, the recorded settings first."""
+        return [Replay(r) for r in self._doc["rows"]]
+
+    @property
+    def best(self) -> Optional[Replay]:
+        """The setting with the lowest reserved peak among those that finish."""
+        b = self._doc["best"]
+        return Replay(self._doc["rows"][b]) if b is not None else None
+
+    @property
+    def answer(self) -> str:
+        """The answer in one line."""
+        return self._doc["answer"]
+
+    @property
+    def live_peak(self) -> int:
+        """The most bytes alive at once: no setting reserves less."""
+        return self._doc["live_peak"]
+
+    @property
+    def plan_peak(self) -> Optional[int]:
+        """memplan's plan of the same blocks."""
+        return self._doc["plan_peak"]
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Everything, as ``memplan replay --sweep --json`` writes it."""
+        return json.loads(json.dumps(self._doc))
+
+    def __str__(self) -> str:
+        return self.answer
+
+    def __repr__(self) -> str:
+        return f"<memplan.Sweep of {len(self._doc['rows'])} settings: {self.answer}>"
+
 
 class View:
     """One self-contained HTML file of memplan's view: the page, its wasm and the
@@ -361,6 +523,14 @@ def _in_python_words(message: str) -> str:
     for pattern, words in _ARGUMENTS:
         message = pattern.sub(words, message)
     return message
+
+
+def _native(call: Callable[[], str]) -> str:
+    """Runs a call into the native module, its errors in Python's words."""
+    try:
+        return call()
+    except Error as e:
+        raise Error(_in_python_words(str(e))) from None
 
 
 def _outcome(source: Tuple[str, Any], flags: List[str], name: Optional[str]) -> _memplan.Outcome:
@@ -475,7 +645,7 @@ def snapshot(
     flags = _flags(strategy, capacity, None, None, None, "snapshot", None, None, budget_ms,
                    deterministic, None, False, device)
     outcome = _outcome(src, flags, name)
-    return Snapshot(outcome, src, read={"budget_ms": budget_ms})
+    return Snapshot(outcome, src, read={"budget_ms": budget_ms, "device": device})
 
 
 def html(

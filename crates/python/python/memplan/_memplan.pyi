@@ -24,6 +24,19 @@ def plan(
     data: Optional[bytes] = None,
     name: str = "graph",
 ) -> Outcome: ...
+def replay(
+    path: Optional[Union[str, PathLike[str]]] = None,
+    data: Optional[bytes] = None,
+    conf: Optional[str] = None,
+    capacity: Optional[str] = None,
+    device: Optional[int] = None,
+) -> str: ...
+def sweep(
+    path: Optional[Union[str, PathLike[str]]] = None,
+    data: Optional[bytes] = None,
+    capacity: Optional[str] = None,
+    device: Optional[int] = None,
+) -> str: ...
 def standalone(file_name: str, data: bytes, view: List[Tuple[str, str]]) -> str: ...
 def is_model(data: bytes) -> bool: ...
 def is_snapshot(data: bytes) -> bool: ...
