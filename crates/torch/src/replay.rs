@@ -181,7 +181,8 @@ pub fn baseline(snap: &Snapshot, capacity: Option<u64>) -> Result<Replay, Error>
 enum Op {
     None,
     Alloc(u32),
-    Oom,
+    /// A request that failed in the recording: `(bytes, stream)`.
+    Oom(u64, i64),
 }
 
 /// Replays `snap` under `conf` (the recorded settings when `None`) with at most
@@ -233,9 +234,9 @@ pub fn replay(
         }
     }
     frees.sort_unstable();
-    if let Some(o) = &snap.oom {
-        if (o.step as usize) < steps {
-            ops[o.step as usize] = Op::Oom;
+    for &(step, size, stream) in &snap.failed_requests {
+        if (step as usize) < steps {
+            ops[step as usize] = Op::Oom(size, stream);
         }
     }
 
@@ -326,7 +327,7 @@ pub fn replay(
                 let b = &snap.blocks[i as usize];
                 Some((b.requested, b.stream, block_pool[i as usize], Some(i)))
             }
-            Op::Oom => snap.oom.as_ref().map(|o| (o.size, o.stream, None, None)),
+            Op::Oom(size, stream) => Some((size, stream, None, None)),
             Op::None => None,
         };
         let releases = run.iter().any(|&k| !events[k].kind.adds());
@@ -387,21 +388,25 @@ pub fn replay(
             peak = (model.reserved, e as u32, model.allocated);
         }
         if let Some(request) = failed {
-            oom = Some(ReplayOom {
+            oom.get_or_insert(ReplayOom {
                 entry: e as u32,
                 request,
                 allocated: model.allocated,
                 reserved: model.reserved,
             });
-            for t in &mut timeline[e..] {
-                *t = model.reserved;
+            // where the recording failed too, the program caught the error and went
+            // on (the trace goes on); elsewhere the run ends here
+            if !matches!(ops[e], Op::Oom(..)) {
+                for t in &mut timeline[e..] {
+                    *t = model.reserved;
+                }
+                break;
             }
-            break;
         }
         e += 1;
     }
     // segment entries at the end: an empty_cache with nothing after it
-    if !run.is_empty() && oom.is_none() {
+    if !run.is_empty() && e >= steps {
         let before = model.reserved;
         if run.iter().any(|&k| !events[k].kind.adds()) {
             let at = steps as u32;

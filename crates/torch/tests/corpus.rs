@@ -169,3 +169,38 @@ fn settings_the_replay_cannot_model_are_refused() {
     }
 }
 
+
+/// A hand-made trace of a program that catches an out-of-memory error and goes on
+/// (tests/data/make_caught_oom.py): under its 25 MiB cap the replay fails where it
+/// failed, goes on with the trace, and agrees with it to the end; with no cap the
+/// failed request would have made a segment the recording never had.
+#[test]
+fn a_caught_out_of_memory_error_is_replayed_past() {
+    let snap = open(&memplan_testkit::root().join("tests/data/caught_oom.pickle"));
+    let capped = replay(&snap, None, Some(25 << 20), None).unwrap();
+    assert_eq!(capped.oom.as_ref().map(|o| (o.entry, o.request)), Some((2, 30 << 20)));
+    let a = capped.agreement.clone().unwrap();
+    assert!(a.exact(), "{a:?}");
+    assert_eq!((a.blocks_equal, a.blocks), (3, 3), "the blocks after the failure too");
+    let free = replay(&snap, None, None, None).unwrap();
+    assert!(free.oom.is_none());
+    assert_eq!(free.reserved_peak, 50 << 20);
+    assert_eq!(free.agreement.unwrap().first_difference, Some(2));
+}
+
+/// torch.cuda.empty_cache() in a hand-made trace (tests/data/make_traces.py):
+/// segment frees no request needed are the program's, replayed where they were,
+/// under the recorded settings and under others.
+#[test]
+fn the_programs_own_empty_cache_is_replayed_where_it_was() {
+    let snap = open(&memplan_testkit::root().join("tests/data/empty_cache.pickle"));
+    let r = replay(&snap, None, None, None).unwrap();
+    let a = r.agreement.clone().unwrap();
+    assert!(a.exact(), "{a:?}");
+    assert_eq!((a.calls, r.reserved_at(4), r.reserved_at(5), r.reserved_at(9)), (2, 0, 2 << 20, 0));
+    assert!(r.notes.iter().any(|n| n.contains("emptied the cache 2 times")), "{:?}", r.notes);
+    // under other settings the program still empties its cache there
+    let other = AllocConf::parse("roundup_power2_divisions:4").unwrap();
+    let o = replay(&snap, Some(&other), None, Some(&r.empties)).unwrap();
+    assert_eq!((o.reserved_at(4), o.reserved_at(9)), (0, 0));
+}

@@ -91,6 +91,7 @@ pub(super) fn snapshot(
         oom: None,
         segment_events,
         settings,
+        failed_requests: Vec::new(),
         notes,
     };
     snap.oom = entries
@@ -107,6 +108,10 @@ pub(super) fn snapshot(
                 stream: snap_stream(&streams_of, e),
             }
         });
+    snap.failed_requests = (entries.iter().enumerate())
+        .filter(|(_, e)| e.action == Action::Oom)
+        .map(|(i, e)| (i as u32, e.size, snap_stream(&streams_of, e)))
+        .collect();
     if let Some(o) = super::overlap(&snap) {
         snap.notes.push(format!(
             "no allocator made this trace: {o}; its plan and figures hold, a replay refuses it"

@@ -178,6 +178,10 @@ pub struct Snapshot {
     /// The allocator's settings, when the snapshot holds them.
     #[serde(skip)]
     pub settings: Option<RecordedSettings>,
+    /// Every `oom` entry, `(step, bytes requested, stream)`: a program that catches
+    /// the error goes on, and may fail again.
+    #[serde(skip)]
+    pub failed_requests: Vec<(u32, u64, i64)>,
     pub notes: Vec<String>,
 }
 

@@ -63,7 +63,9 @@ pub(super) fn rebuild(
                 list.push(piece);
             }
             Action::SegmentFree | Action::SegmentUnmap => {
-                let missing = release(&mut list, &mut open, e.addr, e.size, step, last);
+                // gone after this entry: reserved up to the entry before it
+                let before = step.saturating_sub(1);
+                let missing = release(&mut list, &mut open, e.addr, e.size, before, last);
                 for (addr, size) in missing {
                     // reserved before recording started
                     list.push(Segment {
@@ -71,7 +73,7 @@ pub(super) fn rebuild(
                         size,
                         stream: streams[e.stream()],
                         start: 0,
-                        end: step,
+                        end: before,
                         expandable: e.action == Action::SegmentUnmap,
                         pool: None,
                         small: small_by_size(size, e.action == Action::SegmentUnmap),
