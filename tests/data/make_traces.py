@@ -8,7 +8,10 @@ them):
   freed and allocated again;
 - empty_cache.pickle: torch.cuda.empty_cache() twice: a small block freed, its
   2 MiB segment given back, a new one made for the next request; then at the end,
-  after the last free, the last segment given back.
+  after the last free, the last segment given back;
+- streams.pickle: two streams: a block of stream 1 used on another stream (its
+  free completes later than asked), then a request of stream 2, which cannot take
+  stream 1's cached segment and gets its own, then stream 1's segment reused.
 """
 
 import pickle
@@ -67,3 +70,23 @@ trace = [
     entry("segment_free", B, 2 * MIB, 10),  # torch.cuda.empty_cache() at the end
 ]
 write("empty_cache.pickle", [], trace)
+
+S1, S2 = BASE + 128 * MIB, BASE + 160 * MIB
+trace = [
+    entry("segment_alloc", S1, 2 * MIB, 1, stream=1),
+    entry("alloc", S1, 512, 2, stream=1),
+    entry("free_requested", S1, 512, 3, stream=1),   # used on another stream: not free yet
+    entry("free_completed", S1, 512, 5, stream=1),   # its event done, at the next malloc
+    entry("segment_alloc", S2, 2 * MIB, 6, stream=2),
+    entry("alloc", S2, 512, 7, stream=2),
+    entry("alloc", S1, 1024, 8, stream=1),
+]
+segments = [
+    {"device": 0, "address": S1, "total_size": 2 * MIB, "stream": 1, "segment_type": "small",
+     "segment_pool_id": (0, 0), "is_expandable": False,
+     "blocks": [block(S1, 1024, "active_allocated"), block(S1 + 1024, 2 * MIB - 1024, "inactive")]},
+    {"device": 0, "address": S2, "total_size": 2 * MIB, "stream": 2, "segment_type": "small",
+     "segment_pool_id": (0, 0), "is_expandable": False,
+     "blocks": [block(S2, 512, "active_allocated"), block(S2 + 512, 2 * MIB - 512, "inactive")]},
+]
+write("streams.pickle", segments, trace)

@@ -204,3 +204,14 @@ fn the_programs_own_empty_cache_is_replayed_where_it_was() {
     let o = replay(&snap, Some(&other), None, Some(&r.empties)).unwrap();
     assert_eq!((o.reserved_at(4), o.reserved_at(9)), (0, 0));
 }
+
+/// Two streams in a hand-made trace (tests/data/make_traces.py): a block comes back
+/// at its `free_completed`, and a stream never takes another stream's cached block.
+#[test]
+fn each_stream_keeps_its_own_cache() {
+    let snap = open(&memplan_testkit::root().join("tests/data/streams.pickle"));
+    let r = replay(&snap, None, None, None).unwrap();
+    let a = r.agreement.clone().unwrap();
+    assert!(a.exact(), "{a:?}");
+    assert_eq!((r.reserved_peak, r.segments), (4 << 20, 2));
+}
