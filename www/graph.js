@@ -68,8 +68,10 @@ export function applyColouring(state, by, paletteColour) {
 }
 
 /** Describes tensor `t` of a plan in a tooltip: a snapshot's block with its stack, or a graph's tensor with its ops. */
-function describeTensor(state, t, formatSize) {
-  return state.snapshot ? snapshot.blockDetails(t, state.snapshot, formatSize, true) : ui.tensorDetails(t, state.info, formatSize);
+function describeTensor(state, t, formatSize, slot = 0) {
+  // the second snapshot's blocks are described from its own details
+  const details = slot === 2 && state.second ? state.second.details : state.snapshot;
+  return state.snapshot ? snapshot.blockDetails(t, details, formatSize, true) : ui.tensorDetails(t, state.info, formatSize);
 }
 
 /** Registers the graph charts, drawn by `state.drawing`. */
@@ -152,7 +154,8 @@ function showCompare(state, formatSize) {
 function showLayouts(state, formatSize) {
   const s = state.snapshotSummary;
   const r = state.replay?.replay ?? null;
-  const pair = r ? state.pair : [1, 0];
+  const second = state.second;
+  const pair = r || second ? state.pair : [1, 0];
   const sides = {
     1: ["PyTorch's caching allocator", [
       ['reserved peak', s ? formatSize(s.reserved_peak) : '–'],
@@ -172,12 +175,25 @@ function showLayouts(state, formatSize) {
       ['outcome', r.oom ? `out of memory at entry ${ui.count(r.oom.entry)}` : 'finishes'],
     ]];
   }
-  const reports = { 0: state.report, 1: state.compare, 2: state.replay?.summary };
+  if (second) {
+    const b = second.comparison.b;
+    sides[1][0] = `A · ${sides[1][0]}`;
+    sides[2] = [`B · ${second.name}`, [
+      ['reserved peak', formatSize(b.reserved_peak)],
+      ['live peak', formatSize(b.live_peak)],
+      ['cudaMalloc calls', ui.count(b.segments)],
+    ]];
+  }
+  const reports = { 0: state.report, 1: state.compare, 2: state.replay?.summary ?? second?.summary };
   const words = {
     0: `memplan's plan of the same blocks${s ? `, which peaks at ${formatSize(state.report.peak_bytes)} against ${formatSize(s.reserved_peak)} reserved` : ''}`,
     1: "where PyTorch's caching allocator put each block: its segments stacked in address order, a dashed line where one address range ends and the next begins",
     2: r ? `the caching allocator replayed under ${r.alloc_conf === '' ? "torch's defaults" : r.alloc_conf}, laid out the same way${r.oom ? ' (the blocks after its failure sit on top)' : ''}` : '',
   };
+  if (second) {
+    words[1] = 'where the caching allocator put each block of A (this snapshot), its segments stacked in address order';
+    words[2] = `the same for B (${second.name}), on the same address scale`;
+  }
   compareNote.textContent = `Left, ${words[pair[0]]}. Right, ${words[pair[1]]}. Zoom, pan and selection are shared.`;
   compareBody.replaceChildren(...pair.map((slot) => compareColumn(state, reports[slot], slot, formatSize, ui.compareHead(...sides[slot]))));
 }
@@ -185,8 +201,13 @@ function showLayouts(state, formatSize) {
 /** Shows the choice of layouts to compare once a replay exists (and sets it to `state.pair`). */
 export function showPairs(state) {
   const field = $('snap-pair-field');
-  field.hidden = !state.replay;
-  $('snap-pair').value = state.pair.join(',');
+  field.hidden = !state.replay && !state.second;
+  const select = $('snap-pair');
+  const names = state.second
+    ? { '1,0': 'A real · A plan', '1,2': 'A real · B real', '2,0': 'B real · A plan' }
+    : { '1,0': 'real · plan', '1,2': 'real · replayed', '2,0': 'replayed · plan' };
+  for (const option of select.options) option.textContent = names[option.value];
+  select.value = state.pair.join(',');
 }
 
 /** A snapshot's segments in words: how many, and how many were mapped into expandable segments or belong to private pools. */
@@ -224,10 +245,11 @@ function compareColumn(state, report, slot, formatSize, head = null) {
       // the allocator's layout: where one address range ends and the next begins
       if (state.snapshot && slot === 1) snapshot.drawBoundaries(canvas, scale, frame, state.snapshot.boundaries);
       if (state.snapshot && slot === 2 && state.replay) snapshot.drawBoundaries(canvas, scale, frame, state.replay.boundaries);
+      if (state.snapshot && slot === 2 && state.second) snapshot.drawBoundaries(canvas, scale, frame, state.second.details.boundaries);
       return frame;
     },
     hit: (frame, x, y) => tensorAt(state, frame, x, y, slot),
-    describe: (t) => describeTensor(state, t, formatSize),
+    describe: (t) => describeTensor(state, t, formatSize, slot),
     idOf: (t) => t.id,
   });
   return column;

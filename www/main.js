@@ -108,7 +108,7 @@ async function load(data, name, origin, options = {}, failed = null) {
   state.drawing?.free();
   const drawing = opened.mode === 'graph' ? new wasm.Drawing() : null;
   Object.assign(state, { mode: opened.mode, drawing, info: JSON.parse(opened.info), selected: null, report: null, compare: null, origin });
-  Object.assign(state, { snapshot: opened.snapshot ?? null, snapshotSummary: null, replay: null, pair: [1, 0] });
+  Object.assign(state, { snapshot: opened.snapshot ?? null, snapshotSummary: null, replay: null, second: null, pair: [1, 0] });
   replayView.reset();
   graph.showPairs(state);
   charts.setWindows(null);
@@ -254,7 +254,27 @@ function showReplay(result) {
   if (!state.snapshot || !state.drawing) return;
   guarded('Could not show the replay', () => state.drawing.setPacked(2, result.layout));
   state.replay = { replay: result.replay, boundaries: result.boundaries, summary: JSON.parse(state.drawing.summary(2)) };
+  state.second = null;
+  for (const slot of [1, 2]) state.drawing.setTop(slot, 0);
   state.pair = [1, 2];
+  setCeiling();
+  graph.showPairs(state);
+  graph.show(state, state.report, state.compare, wasm.formatSize);
+  ui.clearError(errorBox);
+  draw();
+}
+
+/** Shows a second snapshot beside the first (from replay.js): its real layout in the drawing's third slot, beside the first's on one address scale. */
+function showSecond(result) {
+  if (!state.snapshot || !state.drawing) return;
+  guarded('Could not show the second snapshot', () => state.drawing.setPacked(2, result.layout));
+  const summary = JSON.parse(state.drawing.summary(2));
+  state.second = { name: result.name, details: result.details, comparison: result.comparison, summary };
+  state.replay = null;
+  state.pair = [1, 2];
+  // one address scale for both real layouts
+  const top = Math.max(state.compare?.peak_bytes ?? 0, summary.peak_bytes);
+  for (const slot of [1, 2]) state.drawing.setTop(slot, top);
   setCeiling();
   graph.showPairs(state);
   graph.show(state, state.report, state.compare, wasm.formatSize);
@@ -513,6 +533,7 @@ async function setup() {
   replayView.register({
     request: planner.request,
     shown: showReplay,
+    compared: showSecond,
     failed: (title, detail) => ui.showError(errorBox, title, detail),
     formatSize: wasm.formatSize,
   });

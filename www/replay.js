@@ -15,17 +15,20 @@ const line = $('replay-line');
 const sweepBox = $('sweep-box');
 const answer = $('sweep-answer');
 const rows = $('sweep-rows');
+const secondBox = $('second-box');
+const secondInput = $('snap-second');
 
 /** Forgets the last replay and sweep (a new file). */
 export function reset() {
   line.hidden = true;
   sweepBox.hidden = true;
+  secondBox.hidden = true;
   rows.replaceChildren();
   for (const input of [confInput, capInput]) input.removeAttribute('aria-invalid');
 }
 
-/** Wires the form: `request(op, args)` asks the worker, `shown(result)` takes a replay (`{ layout, replay, boundaries }`, the replay parsed), `failed(what, message)` says an error, `formatSize` writes bytes. */
-export function register({ request, shown, failed, formatSize }) {
+/** Wires the form: `request(op, args)` asks the worker, `shown(result)` takes a replay (`{ layout, replay, boundaries }`, the replay parsed), `compared(result)` a second snapshot (`{ layout, comparison, details, name }`, the comparison parsed), `failed(what, message)` says an error, `formatSize` writes bytes. */
+export function register({ request, shown, compared, failed, formatSize }) {
   const busy = (on) => { runButton.disabled = sweepButton.disabled = on; };
   const args = () => ({ conf: confInput.value, capacity: capInput.value });
   const blame = (message) => {
@@ -39,6 +42,7 @@ export function register({ request, shown, failed, formatSize }) {
       const r = JSON.parse(result.replay);
       blame('');
       showLine(r, formatSize);
+      hideSecond();
       shown({ ...result, replay: r });
     } catch (e) {
       blame(e.message);
@@ -50,6 +54,22 @@ export function register({ request, shown, failed, formatSize }) {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     replay();
+  });
+  secondInput.addEventListener('change', async () => {
+    const file = secondInput.files?.[0];
+    if (!file) return;
+    busy(true);
+    try {
+      const result = await request('second', { data: file, name: file.name });
+      const comparison = JSON.parse(result.comparison);
+      showSecond(comparison, formatSize);
+      compared({ ...result, comparison, name: file.name });
+    } catch (e) {
+      failed(`Could not compare with ${file.name}`, e.message);
+    } finally {
+      secondInput.value = '';
+      busy(false);
+    }
   });
   sweepButton.addEventListener('click', async () => {
     busy(true);
@@ -119,4 +139,41 @@ function showSweep(s, formatSize, pick) {
     return tr;
   }));
   sweepBox.hidden = false;
+}
+
+/** Two runs side by side (the worker's comparison): their settings and figures in a table, and the allocating frames whose bytes at the live peak changed most. */
+function showSecond(c, formatSize) {
+  $('second-a').textContent = `A · ${c.a.name}`;
+  $('second-b').textContent = `B · ${c.b.name}`;
+  const oom = (o) => (o === null ? 'none' : `at entry ${count(o)}`);
+  const rowsOf = [
+    ['settings', c.a.settings, c.b.settings],
+    ['entries', count(c.a.entries), count(c.b.entries)],
+    ['live peak', formatSize(c.a.live_peak), formatSize(c.b.live_peak)],
+    ['reserved peak', formatSize(c.a.reserved_peak), formatSize(c.b.reserved_peak)],
+    ['unallocated at the reserved peak', formatSize(c.a.unused_at_reserved_peak), formatSize(c.b.unused_at_reserved_peak)],
+    ['cudaMalloc calls', count(c.a.segments), count(c.b.segments)],
+    ['out of memory', oom(c.a.oom), oom(c.b.oom)],
+  ];
+  $('second-rows').replaceChildren(...rowsOf.map((cells) => {
+    const tr = document.createElement('tr');
+    for (const cell of cells) tr.append(Object.assign(document.createElement('td'), { textContent: cell }));
+    return tr;
+  }));
+  $('second-frames-head').textContent = c.frames.length
+    ? 'The allocating frames whose bytes at the live peak changed most (B − A):'
+    : 'Every allocating frame holds the same bytes at both live peaks.';
+  $('second-frames').replaceChildren(...c.frames.map((f) => {
+    const tr = document.createElement('tr');
+    const change = `${f.change < 0 ? '−' : '+'}${formatSize(Math.abs(f.change))}`;
+    for (const cell of [change, `${formatSize(f.a)} → ${formatSize(f.b)}`, f.frame]) tr.append(Object.assign(document.createElement('td'), { textContent: cell }));
+    return tr;
+  }));
+  secondBox.hidden = false;
+  line.hidden = true;
+}
+
+/** Hides the second snapshot's table (a replay took its place in the comparison). */
+export function hideSecond() {
+  secondBox.hidden = true;
 }

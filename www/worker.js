@@ -87,6 +87,11 @@ const handlers = {
   replay({ conf, capacity }) {
     return current('graph').replaySnapshot(conf, capacity);
   },
+  /** A second snapshot (`data`: a Blob or bytes, named `name`) beside the open one: its real layout (packed), the two runs side by side (JSON) and its details. */
+  second({ data, name }) {
+    const bytes = data instanceof Blob ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(data)) : data;
+    return current('graph').compareSnapshot(bytes, name);
+  },
   /** The usual allocator settings replayed over the open snapshot, one row each, and the answer (JSON). */
   sweep({ capacity }) {
     return current('graph').sweepSnapshot(capacity);

@@ -12,6 +12,8 @@ import { basename, join } from 'node:path';
 import { CORPUS, ROOT, canvasInk, check, haveCorpus, settled, skipped, text, visible, watch, withBrowser } from './harness.mjs';
 
 const OOM = join(CORPUS, 'torch/gpt2_oom.pickle');
+const TRAIN = join(CORPUS, 'torch/gpt2_train.pickle');
+const EXPANDABLE = join(CORPUS, 'torch/gpt2_train_expandable.pickle');
 const SMALL = join(ROOT, 'tests/data/mlp_train.pickle.gz');
 
 /** Drops the file at `path` on the page and waits until it is shown. */
@@ -64,7 +66,7 @@ async function oomRun(page) {
   // the sweep under the cap: one row a setting, and the answer
   await page.locator('#replay-sweep').click();
   const answer = await waitText(page, 'sweep-answer', /finish/);
-  check('gpt2_oom: the sweep answers which settings finish under 6 GiB', /no setting tried finishes under 6 GiB; the recorded settings finish with 6\.18 GiB reserved/.test(answer), answer);
+  check('gpt2_oom: the sweep answers which settings finish under 6 GiB', /No setting tried finishes under 6 GiB; the recorded settings finish with 6\.18 GiB reserved/.test(answer), answer);
   const rows = await page.locator('#sweep-rows tr').allTextContents();
   check('gpt2_oom: the sweep lists the recorded settings and at least ten others', rows.length >= 11 && /\(recorded\)/.test(rows[0]), rows.length);
   check('gpt2_oom: expandable segments, split sizes, roundings and garbage collection are tried', ['expandable_segments:True', 'max_split_size_mb:128', 'roundup_power2_divisions:4', 'garbage_collection_threshold:0.6'].every((c) => rows.some((r) => r.includes(c))), rows.join(' | '));
@@ -88,6 +90,24 @@ async function oomRun(page) {
   // a larger cap: the recorded settings finish
   const roomy = await replayWith(page, '', '7GiB');
   check('gpt2_oom: under 7 GiB the recorded settings finish', /The run finishes/.test(roomy), roomy);
+}
+
+/** gpt2_train, then gpt2_train_expandable beside it: the figures side by side, both real layouts on one address scale, the frames that changed. */
+async function secondSnapshot(page) {
+  await drop(page, TRAIN);
+  await page.locator('#snap-second').setInputFiles(EXPANDABLE);
+  await page.waitForSelector('#second-box:not([hidden])', { timeout: 30000 }).catch(() => {});
+  await settled(page);
+  const table = (await visible(page, 'second-box')) ? await text(page, 'second-rows') : '';
+  check('the gpt2 pair: both runs\' figures side by side', /reserved peak7\.53 GiB7\.70 GiB/.test(table) && /settingstorch's defaultsexpandable_segments:True/.test(table), table);
+  const heads = await page.locator('#compare-body h3').allTextContents();
+  check('the gpt2 pair: both real layouts in the comparison', heads[0] === "A · PyTorch's caching allocator" && heads[1] === 'B · gpt2_train_expandable.pickle', heads.join(' | '));
+  const frames = await page.evaluate(() => import('/www/charts.js').then((m) => [m.frameOf('compare-1'), m.frameOf('compare-2')]));
+  check('the gpt2 pair: one address scale', frames[0] && frames[1] && frames[0].y_max === frames[1].y_max, JSON.stringify(frames.map((f) => f?.y_max)));
+  const b = await canvasInk(page, 'compare-2');
+  check('the gpt2 pair: the second real layout is drawn', b.share > 0.05 && b.colours >= 5, JSON.stringify(b));
+  const changed = await text(page, 'second-frames-head');
+  check('the gpt2 pair: the frames whose bytes at the live peak changed are said', /changed most|same bytes/.test(changed), changed);
 }
 
 async function smallRun(page) {
@@ -123,8 +143,10 @@ withBrowser(async (context, url) => {
   watch(page, problems);
   await page.goto(url);
   await settled(page);
-  if (corpus) await oomRun(page);
-  else await smallRun(page);
+  if (corpus) {
+    await oomRun(page);
+    await secondSnapshot(page);
+  } else await smallRun(page);
   await badSetting(page);
   check('no console errors or page errors', problems.length === 0, problems.join('; '));
 }, { deviceScaleFactor: 1 });

@@ -10,8 +10,8 @@ use crate::common::{exit_code, files_in};
 use crate::flags::BenchReplayArgs;
 use crate::table::Table;
 use memplan_formats::format_size;
-use memplan_torch::sweep::{self, Sweep};
 use memplan_torch::replay;
+use memplan_torch::sweep::{self, Sweep};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -43,7 +43,11 @@ pub fn run(args: BenchReplayArgs) -> Result<ExitCode, Box<dyn std::error::Error>
     Ok(exit_code(failed == 0))
 }
 
-fn bench_file(file: &Path, args: &BenchReplayArgs, table: &mut Table) -> Result<bool, memplan::Error> {
+fn bench_file(
+    file: &Path,
+    args: &BenchReplayArgs,
+    table: &mut Table,
+) -> Result<bool, memplan::Error> {
     let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -68,12 +72,19 @@ fn bench_file(file: &Path, args: &BenchReplayArgs, table: &mut Table) -> Result<
         r = Some(got?);
     }
     let r = r.expect("five runs");
-    let a = r.agreement.clone().expect("the recorded settings' replay is compared");
+    let a = r
+        .agreement
+        .clone()
+        .expect("the recorded settings' replay is compared");
     let (sw, sweep_ms, _): (Result<Sweep, memplan::Error>, f64, usize) =
         measured(|| sweep::sweep(&snap, cap, None));
     let sw = sw?;
     let lowest = match sw.best {
-        Some(b) => format!("{} {}", format_size(sw.rows[b].reserved_peak), sweep::label(&sw.rows[b])),
+        Some(b) => format!(
+            "{} {}",
+            format_size(sw.rows[b].reserved_peak),
+            sweep::label(&sw.rows[b])
+        ),
         None => "none finishes".into(),
     };
     table.row(vec![

@@ -9,10 +9,9 @@ use crate::snapshot;
 use memplan::{Options, Strategy};
 use memplan_formats::format_size;
 use memplan_formats::snapshot::Snapshot;
+use memplan_torch::compare::Comparison;
 use memplan_torch::sweep::{self, Sweep};
 use memplan_torch::{replay, AllocConf, Replay, Start};
-use serde::Serialize;
-use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::process::ExitCode;
 
@@ -25,7 +24,9 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
         let floor = plan_floor(&snap)?;
         let sw = sweep::sweep(&snap, args.capacity, floor)?;
         let json = serde_json::to_string_pretty(&sw)?;
-        emit(args.json.as_deref(), &json, || sweep_text(&name, &snap, &sw))?;
+        emit(args.json.as_deref(), &json, || {
+            sweep_text(&name, &snap, &sw)
+        })?;
         return Ok(ExitCode::SUCCESS);
     }
     let conf = match &args.alloc_conf {
@@ -34,7 +35,9 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
     };
     let r = what_if(&snap, conf.as_ref(), args.capacity)?;
     let json = serde_json::to_string(&r)?;
-    emit(args.json.as_deref(), &json, || replay_text(&name, &snap, &r))?;
+    emit(args.json.as_deref(), &json, || {
+        replay_text(&name, &snap, &r)
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -47,7 +50,12 @@ pub fn what_if(snap: &Snapshot, conf: Option<&AllocConf>, capacity: Option<u64>)
         Some(conf) => replay(snap, Some(conf), capacity, Some(&recorded.empties))?,
     };
     r.agreement = recorded.agreement;
-    r.notes.extend(recorded.notes.into_iter().filter(|n| n.starts_with("the recording agrees")));
+    r.notes.extend(
+        recorded
+            .notes
+            .into_iter()
+            .filter(|n| n.starts_with("the recording agrees")),
+    );
     Ok(r)
 }
 
@@ -81,12 +89,20 @@ fn bytes(b: u64) -> String {
 fn replay_text(name: &str, snap: &Snapshot, r: &Replay) -> String {
     let mut out = String::new();
     let f = snap.figures();
-    let _ = writeln!(out, "replay       {name}, device {}: {} entries", snap.device, snap.steps);
+    let _ = writeln!(
+        out,
+        "replay       {name}, device {}: {} entries",
+        snap.device, snap.steps
+    );
     let settings = sweep::label(r);
     let _ = writeln!(
         out,
         "settings     {settings}{}",
-        if r.recorded_settings { " (as recorded)" } else { "" }
+        if r.recorded_settings {
+            " (as recorded)"
+        } else {
+            ""
+        }
     );
     if let Some(c) = r.capacity {
         let _ = writeln!(out, "capacity     {}", bytes(c));
@@ -152,7 +168,11 @@ fn replay_text(name: &str, snap: &Snapshot, r: &Replay) -> String {
 
 fn sweep_text(name: &str, snap: &Snapshot, sw: &Sweep) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "sweep        {name}, device {}: {} entries", snap.device, snap.steps);
+    let _ = writeln!(
+        out,
+        "sweep        {name}, device {}: {} entries",
+        snap.device, snap.steps
+    );
     if let Some(c) = sw.capacity {
         let _ = writeln!(out, "capacity     {}", bytes(c));
     }
@@ -171,7 +191,11 @@ fn sweep_text(name: &str, snap: &Snapshot, sw: &Sweep) -> String {
     for (i, r) in sw.rows.iter().enumerate() {
         let outcome = match &r.oom {
             None => "finishes".to_string(),
-            Some(o) => format!("out of memory at entry {} ({})", o.entry, format_size(o.request)),
+            Some(o) => format!(
+                "out of memory at entry {} ({})",
+                o.entry,
+                format_size(o.request)
+            ),
         };
         let mark = if Some(i) == sw.best { '*' } else { ' ' };
         let _ = writeln!(
@@ -188,7 +212,10 @@ fn sweep_text(name: &str, snap: &Snapshot, sw: &Sweep) -> String {
         out,
         "floor        live peak {}{}: no setting reserves less",
         format_size(sw.live_peak),
-        sw.plan_peak.map_or(String::new(), |p| format!(", memplan's plan {}", format_size(p)))
+        sw.plan_peak.map_or(String::new(), |p| format!(
+            ", memplan's plan {}",
+            format_size(p)
+        ))
     );
     if let Some(a) = &sw.rows[0].agreement {
         let _ = writeln!(
@@ -210,88 +237,16 @@ fn sweep_text(name: &str, snap: &Snapshot, sw: &Sweep) -> String {
     out
 }
 
-/// One run's figures in `compare`.
-#[derive(Serialize)]
-struct Side {
-    file: String,
-    entries: u32,
-    settings: String,
-    live_peak: u64,
-    reserved_peak: u64,
-    unused_at_reserved_peak: u64,
-    segments: usize,
-    oom: Option<u32>,
-}
-
-/// A frame's bytes at each run's live peak.
-#[derive(Serialize)]
-struct FrameChange {
-    frame: String,
-    a: u64,
-    b: u64,
-    change: i128,
-}
-
-#[derive(Serialize)]
-struct Comparison {
-    a: Side,
-    b: Side,
-    frames: Vec<FrameChange>,
-}
-
 pub fn compare(args: CompareArgs) -> Result<ExitCode> {
-    let side = |i: usize| -> Result<(Side, Snapshot)> {
+    let load = |i: usize| -> Result<(String, Snapshot)> {
         let path = &args.files[i];
-        let snap = snapshot::load(path, args.device)?;
-        let f = snap.figures();
-        let settings = match &snap.settings {
-            Some(s) => AllocConf::recorded(s).map_or("(unreadable)".into(), |c| match c.to_string() {
-                t if t.is_empty() => "(torch's defaults)".into(),
-                t => t,
-            }),
-            None => "(not recorded)".into(),
-        };
         Ok((
-            Side {
-                file: path.display().to_string(),
-                entries: snap.steps,
-                settings,
-                live_peak: f.live_peak,
-                reserved_peak: f.reserved_peak,
-                unused_at_reserved_peak: f.unused_at_reserved_peak,
-                segments: snap.segment_events.iter().filter(|e| e.kind.adds()).count(),
-                oom: snap.oom.as_ref().map(|o| o.step),
-            },
-            snap,
+            path.display().to_string(),
+            snapshot::load(path, args.device)?,
         ))
     };
-    let (a, sa) = side(0)?;
-    let (b, sb) = side(1)?;
-    let mut frames: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-    for (k, snap) in [&sa, &sb].into_iter().enumerate() {
-        let step = snap.figures().live_peak_step;
-        for h in snap.holders(step) {
-            let name = h.frame.map_or("(no stack)".into(), |f| snap.frames[f as usize].to_string());
-            let e = frames.entry(name).or_default();
-            if k == 0 {
-                e.0 += h.bytes;
-            } else {
-                e.1 += h.bytes;
-            }
-        }
-    }
-    let mut frames: Vec<FrameChange> = (frames.into_iter())
-        .map(|(frame, (a, b))| FrameChange {
-            frame,
-            a,
-            b,
-            change: b as i128 - a as i128,
-        })
-        .filter(|c| c.change != 0)
-        .collect();
-    frames.sort_by_key(|c| (std::cmp::Reverse(c.change.unsigned_abs()), c.frame.clone()));
-    frames.truncate(12);
-    let cmp = Comparison { a, b, frames };
+    let ((na, a), (nb, b)) = (load(0)?, load(1)?);
+    let cmp = memplan_torch::compare::compare(&a, &na, &b, &nb);
     let json = serde_json::to_string_pretty(&cmp)?;
     emit(args.json.as_deref(), &json, || compare_text(&cmp))?;
     Ok(ExitCode::SUCCESS)
@@ -303,22 +258,50 @@ fn compare_text(c: &Comparison) -> String {
         let _ = writeln!(out, "{what:<24} {a:>24} {b:>24}");
     };
     row(&mut out, "", "A".into(), "B".into());
-    row(&mut out, "file", short(&c.a.file), short(&c.b.file));
-    row(&mut out, "settings", c.a.settings.clone(), c.b.settings.clone());
-    row(&mut out, "entries", c.a.entries.to_string(), c.b.entries.to_string());
-    row(&mut out, "live peak", format_size(c.a.live_peak), format_size(c.b.live_peak));
-    row(&mut out, "reserved peak", format_size(c.a.reserved_peak), format_size(c.b.reserved_peak));
+    row(&mut out, "file", short(&c.a.name), short(&c.b.name));
+    row(
+        &mut out,
+        "settings",
+        c.a.settings.clone(),
+        c.b.settings.clone(),
+    );
+    row(
+        &mut out,
+        "entries",
+        c.a.entries.to_string(),
+        c.b.entries.to_string(),
+    );
+    row(
+        &mut out,
+        "live peak",
+        format_size(c.a.live_peak),
+        format_size(c.b.live_peak),
+    );
+    row(
+        &mut out,
+        "reserved peak",
+        format_size(c.a.reserved_peak),
+        format_size(c.b.reserved_peak),
+    );
     row(
         &mut out,
         "unused at reserved peak",
         format_size(c.a.unused_at_reserved_peak),
         format_size(c.b.unused_at_reserved_peak),
     );
-    row(&mut out, "cudaMalloc/map calls", c.a.segments.to_string(), c.b.segments.to_string());
+    row(
+        &mut out,
+        "cudaMalloc/map calls",
+        c.a.segments.to_string(),
+        c.b.segments.to_string(),
+    );
     let oom = |o: Option<u32>| o.map_or("none".into(), |e| format!("at entry {e}"));
     row(&mut out, "out of memory", oom(c.a.oom), oom(c.b.oom));
     if !c.frames.is_empty() {
-        let _ = writeln!(out, "\nframes whose bytes at the live peak changed most (B - A):");
+        let _ = writeln!(
+            out,
+            "\nframes whose bytes at the live peak changed most (B - A):"
+        );
         for f in &c.frames {
             let sign = if f.change < 0 { "-" } else { "+" };
             let _ = writeln!(
@@ -333,7 +316,9 @@ fn compare_text(c: &Comparison) -> String {
 }
 
 fn short(path: &str) -> String {
-    let name = std::path::Path::new(path).file_name().map_or(path.into(), |n| n.to_string_lossy().to_string());
+    let name = std::path::Path::new(path)
+        .file_name()
+        .map_or(path.into(), |n| n.to_string_lossy().to_string());
     if name.len() > 24 {
         format!("...{}", &name[name.len() - 21..])
     } else {

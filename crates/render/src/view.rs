@@ -18,6 +18,9 @@ pub struct View {
     pub highlight: Option<u64>,
     /// The part of the full extent on show.
     pub window: Window,
+    /// The least top of a time-by-address chart's address axis in bytes (0: the
+    /// plan's own), so that two charts side by side share one address scale.
+    pub top: u64,
 }
 
 impl Default for View {
@@ -26,6 +29,7 @@ impl Default for View {
             scale: 1.0,
             highlight: None,
             window: Window::FULL,
+            top: 0,
         }
     }
 }

@@ -168,7 +168,10 @@ impl AllocConf {
             i += 1;
             if i < t.len() {
                 if t[i] != "," {
-                    return Err(bad(format!("expected `,` after {key}'s value, found `{}`", t[i])));
+                    return Err(bad(format!(
+                        "expected `,` after {key}'s value, found `{}`",
+                        t[i]
+                    )));
                 }
                 // a `,` may end the settings: torch reads it and stops
                 i += 1;
@@ -256,7 +259,9 @@ impl AllocConf {
         let mut conf = AllocConf::default();
         if let Some(text) = &s.conf {
             conf.apply(text).map_err(|e| {
-                bad(format!("the snapshot's PYTORCH_CUDA_ALLOC_CONF `{text}`: {e}"))
+                bad(format!(
+                    "the snapshot's PYTORCH_CUDA_ALLOC_CONF `{text}`: {e}"
+                ))
             })?;
         }
         if let Some(e) = s.expandable_segments {
@@ -305,7 +310,10 @@ impl fmt::Display for AllocConf {
             parts.push(format!("max_split_size_mb:{}", m / MIB));
         }
         if self.max_non_split_rounding != d.max_non_split_rounding {
-            parts.push(format!("max_non_split_rounding_mb:{}", self.max_non_split_rounding / MIB));
+            parts.push(format!(
+                "max_non_split_rounding_mb:{}",
+                self.max_non_split_rounding / MIB
+            ));
         }
         let r = &self.roundup_power2_divisions;
         if r.iter().all(|&v| v == r[0]) {

@@ -7,8 +7,9 @@
 //! ([`model`]) under the recorded settings (and checks the reserved bytes after
 //! every entry against the recording: [`replay::Agreement`]) or under others
 //! ([`conf::AllocConf`], `PYTORCH_CUDA_ALLOC_CONF`'s syntax), and [`sweep`] tries
-//! the settings people reach for.
+//! the settings people reach for; [`compare`] puts two runs side by side.
 
+pub mod compare;
 pub mod conf;
 pub mod model;
 pub mod replay;

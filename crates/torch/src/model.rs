@@ -47,11 +47,23 @@ const NIL: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DriverCall {
     /// `cudaMalloc` of a segment.
-    Alloc { addr: u64, size: u64 },
-    Free { addr: u64, size: u64 },
+    Alloc {
+        addr: u64,
+        size: u64,
+    },
+    Free {
+        addr: u64,
+        size: u64,
+    },
     /// Pages mapped into an expandable segment.
-    Map { addr: u64, size: u64 },
-    Unmap { addr: u64, size: u64 },
+    Map {
+        addr: u64,
+        size: u64,
+    },
+    Unmap {
+        addr: u64,
+        size: u64,
+    },
 }
 
 impl DriverCall {
@@ -354,7 +366,9 @@ impl Allocator {
 
     fn remove_free(&mut self, b: u32) {
         let key = self.key(b);
-        self.pools[self.blocks[b as usize].pool as usize].free.remove(&key);
+        self.pools[self.blocks[b as usize].pool as usize]
+            .free
+            .remove(&key);
     }
 
     fn unmapped_key(&self, b: u32) -> (i64, u64, u32) {
@@ -985,8 +999,9 @@ impl Allocator {
                 .filter(|&i| live[i].0 >= a && live[i].0 < a + s)
                 .collect();
             let here: Vec<(u64, u64)> = inside.iter().map(|&i| live[i]).collect();
-            let (got, first, tail) =
-                self.lay_out(a, s, stream, pool, seg, &here).map_err(|j| inside[j])?;
+            let (got, first, tail) = self
+                .lay_out(a, s, stream, pool, seg, &here)
+                .map_err(|j| inside[j])?;
             for (k, &i) in inside.iter().enumerate() {
                 ids[i] = got[k];
             }
@@ -1027,7 +1042,10 @@ impl Allocator {
             if b.next != NIL {
                 let n = &self.blocks[b.next as usize];
                 if !n.alive || n.prev != i as u32 || b.ptr + b.size != n.ptr {
-                    return Err(format!("block {i} at {} is not followed by its next", b.ptr));
+                    return Err(format!(
+                        "block {i} at {} is not followed by its next",
+                        b.ptr
+                    ));
                 }
             }
             if b.allocated {
@@ -1055,10 +1073,16 @@ impl Allocator {
         }
         let mapped: u64 = spans.iter().map(|s| s.1).sum();
         if mapped != self.reserved {
-            return Err(format!("reserved {} but blocks cover {mapped}", self.reserved));
+            return Err(format!(
+                "reserved {} but blocks cover {mapped}",
+                self.reserved
+            ));
         }
         if alloc_bytes != self.allocated {
-            return Err(format!("allocated {} but blocks hold {alloc_bytes}", self.allocated));
+            return Err(format!(
+                "allocated {} but blocks hold {alloc_bytes}",
+                self.allocated
+            ));
         }
         Ok(())
     }

@@ -216,7 +216,11 @@ pub fn replay(
     let mut private: HashMap<(i64, i64), u32> = HashMap::new();
     let mut pool_of_segment = |model: &mut Allocator, s: Option<u32>| -> Option<u32> {
         let id = snap.segments.get(s? as usize)?.pool?;
-        Some(*private.entry(id).or_insert_with(|| model.add_private_pool()))
+        Some(
+            *private
+                .entry(id)
+                .or_insert_with(|| model.add_private_pool()),
+        )
     };
     let block_pool: Vec<Option<u32>> = (snap.blocks.iter())
         .map(|b| pool_of_segment(&mut model, b.segment))
@@ -314,7 +318,10 @@ pub fn replay(
     let mut oom = None;
     let mut e = 0usize;
     while e < steps {
-        if events.get(next_event).is_some_and(|ev| ev.step as usize == e) {
+        if events
+            .get(next_event)
+            .is_some_and(|ev| ev.step as usize == e)
+        {
             run.push(next_event);
             next_event += 1;
             timeline[e] = model.reserved;
@@ -426,7 +433,11 @@ pub fn replay(
         }
         all_calls.extend(calls);
     }
-    if let Some(p) = timeline.iter().enumerate().max_by_key(|&(i, &r)| (r, std::cmp::Reverse(i))) {
+    if let Some(p) = timeline
+        .iter()
+        .enumerate()
+        .max_by_key(|&(i, &r)| (r, std::cmp::Reverse(i)))
+    {
         if *p.1 > peak.0 {
             peak = (*p.1, p.0 as u32, peak.2);
         }
@@ -499,7 +510,12 @@ fn finish(snap: &Snapshot, _model: &Allocator, o: Outcome, notes: Vec<String>) -
     }
 }
 
-fn agreement(snap: &Snapshot, timeline: &[u64], calls: &[DriverCall], addresses: &[u64]) -> Agreement {
+fn agreement(
+    snap: &Snapshot,
+    timeline: &[u64],
+    calls: &[DriverCall],
+    addresses: &[u64],
+) -> Agreement {
     let mut equal = 0u32;
     let mut largest = 0u64;
     let mut first = None;
@@ -517,7 +533,11 @@ fn agreement(snap: &Snapshot, timeline: &[u64], calls: &[DriverCall], addresses:
             first.get_or_insert(i as u32);
         }
     }
-    let mine: Vec<u64> = calls.iter().filter(|c| c.reserves()).map(DriverCall::size).collect();
+    let mine: Vec<u64> = calls
+        .iter()
+        .filter(|c| c.reserves())
+        .map(DriverCall::size)
+        .collect();
     let theirs: Vec<u64> = (snap.segment_events.iter())
         .filter(|e| e.kind.adds())
         .map(|e| e.size)
@@ -554,7 +574,10 @@ fn recorded_start(
     ids: &mut [u32],
     notes: &mut Vec<String>,
 ) {
-    let first = snap.segment_events.first().filter(|e| e.step == 0 && e.kind.adds());
+    let first = snap
+        .segment_events
+        .first()
+        .filter(|e| e.step == 0 && e.kind.adds());
     let at_start: Vec<usize> = (0..snap.segments.len())
         .filter(|&i| {
             let s = &snap.segments[i];
@@ -574,10 +597,15 @@ fn recorded_start(
     for &s in at_start.iter().filter(|&&s| !snap.segments[s].expandable) {
         let seg = &snap.segments[s];
         let mut inside: Vec<usize> = (before.iter().copied())
-            .filter(|&i| snap.blocks[i].addr >= seg.addr && snap.blocks[i].addr < seg.addr + seg.size)
+            .filter(|&i| {
+                snap.blocks[i].addr >= seg.addr && snap.blocks[i].addr < seg.addr + seg.size
+            })
             .collect();
         inside.sort_by_key(|&i| snap.blocks[i].addr);
-        let mut live: Vec<(u64, u64)> = inside.iter().map(|&i| (snap.blocks[i].addr, size_of(i))).collect();
+        let mut live: Vec<(u64, u64)> = inside
+            .iter()
+            .map(|&i| (snap.blocks[i].addr, size_of(i)))
+            .collect();
         if !seg.small {
             // an unsplit large block holds up to 1 MiB after its request
             for k in 0..live.len() {
@@ -589,7 +617,13 @@ fn recorded_start(
             }
         }
         let pool = inside.first().and_then(|&i| private(i)).or_else(|| {
-            seg.pool.and_then(|_| block_pool.iter().zip(&snap.blocks).find(|(_, b)| b.segment == Some(s as u32)).and_then(|(p, _)| *p))
+            seg.pool.and_then(|_| {
+                block_pool
+                    .iter()
+                    .zip(&snap.blocks)
+                    .find(|(_, b)| b.segment == Some(s as u32))
+                    .and_then(|(p, _)| *p)
+            })
         });
         match model.add_segment(seg.addr, seg.size, seg.stream, seg.small, pool, &live) {
             Ok(got) => {
@@ -608,7 +642,10 @@ fn recorded_start(
     let mut groups: Vec<(i64, bool, Vec<usize>)> = Vec::new();
     for &s in at_start.iter().filter(|&&s| snap.segments[s].expandable) {
         let seg = &snap.segments[s];
-        match groups.iter_mut().find(|g| g.0 == seg.stream && g.1 == seg.small) {
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == seg.stream && g.1 == seg.small)
+        {
             Some(g) => g.2.push(s),
             None => groups.push((seg.stream, seg.small, vec![s])),
         }
@@ -619,11 +656,21 @@ fn recorded_start(
             .map(|x| x.addr)
             .min()
             .unwrap_or(0);
-        let mapped: Vec<(u64, u64)> = list.iter().map(|&s| (snap.segments[s].addr, snap.segments[s].size)).collect();
-        let inside: Vec<usize> = (before.iter().copied())
-            .filter(|&i| mapped.iter().any(|&(a, s)| snap.blocks[i].addr >= a && snap.blocks[i].addr < a + s))
+        let mapped: Vec<(u64, u64)> = list
+            .iter()
+            .map(|&s| (snap.segments[s].addr, snap.segments[s].size))
             .collect();
-        let live: Vec<(u64, u64)> = inside.iter().map(|&i| (snap.blocks[i].addr, size_of(i))).collect();
+        let inside: Vec<usize> = (before.iter().copied())
+            .filter(|&i| {
+                mapped
+                    .iter()
+                    .any(|&(a, s)| snap.blocks[i].addr >= a && snap.blocks[i].addr < a + s)
+            })
+            .collect();
+        let live: Vec<(u64, u64)> = inside
+            .iter()
+            .map(|&i| (snap.blocks[i].addr, size_of(i)))
+            .collect();
         let pool = inside.first().and_then(|&i| private(i));
         match model.add_expandable(base, stream, small, pool, &mapped, &live) {
             Ok(got) => {

@@ -64,7 +64,11 @@ pub fn candidates(recorded: &AllocConf, capacity: Option<u64>) -> Vec<AllocConf>
 }
 
 /// Replays `snap` under each of [`candidates`] with at most `capacity` reserved.
-pub fn sweep(snap: &Snapshot, capacity: Option<u64>, plan_peak: Option<u64>) -> Result<Sweep, Error> {
+pub fn sweep(
+    snap: &Snapshot,
+    capacity: Option<u64>,
+    plan_peak: Option<u64>,
+) -> Result<Sweep, Error> {
     let recorded = recorded_conf(snap, &mut Vec::new())?;
     let first = baseline(snap, capacity)?;
     let empties = first.empties.clone();

@@ -174,6 +174,7 @@ pub(crate) fn view(scale: f64, highlight: Option<u64>, win: JsValue) -> Result<V
         scale,
         highlight,
         window: window(win)?,
+        top: 0,
     })
 }
 

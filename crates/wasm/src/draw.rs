@@ -56,6 +56,8 @@ pub struct Drawing {
     /// The least top of the live-bytes chart's bytes axis (see
     /// [`Drawing::set_live_ceiling`]).
     live_ceiling: u64,
+    /// Each slot's least top of its address axis (see [`Drawing::set_top`]).
+    tops: [u64; SLOTS],
 }
 
 impl Default for Drawing {
@@ -75,6 +77,7 @@ impl Drawing {
             rasters: [Raster::new(), Raster::new(), Raster::new()],
             paint: Paint::Fast,
             live_ceiling: 0,
+            tops: [0; SLOTS],
         }
     }
 
@@ -162,6 +165,22 @@ impl Drawing {
         };
     }
 
+    /// Makes the time-by-address chart of `slot` reach at least `bytes` up its
+    /// address axis (0: its plan's own peak), so that two layouts side by side
+    /// share one scale.
+    #[wasm_bindgen(js_name = setTop)]
+    pub fn set_top(&mut self, slot: u8, bytes: f64) -> Result<(), Thrown> {
+        let slot = slot_index(Some(slot))?;
+        self.tops[slot] = if bytes.is_finite() && bytes > 0.0 {
+            bytes as u64
+        } else {
+            0
+        };
+        // the kept pixels were painted at the old scale
+        self.rasters[slot] = Raster::new();
+        Ok(())
+    }
+
     /// Forgets the plan in `slot`.
     pub fn clear(&mut self, slot: u8) -> Result<(), Thrown> {
         let slot = slot_index(Some(slot))?;
@@ -185,7 +204,8 @@ impl Drawing {
         let plan = &report(&self.reports, slot)?.plan;
         let slot = slot_index(slot)?;
         let index = self.indexes[slot].as_ref();
-        let view = view(scale, highlight.map(u64::from), window)?;
+        let mut view = view(scale, highlight.map(u64::from), window)?;
+        view.top = self.tops[slot];
         let paint = self.paint;
         let frame = with_raster(
             canvas,

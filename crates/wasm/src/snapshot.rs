@@ -153,7 +153,11 @@ impl Session {
         let answer = js_sys::Object::new();
         set(&answer, "layout", &js_sys::Uint8Array::from(&packed[..]))?;
         set(&answer, "replay", &to_json(&replay)?.into())?;
-        set(&answer, "boundaries", &js_sys::Float64Array::from(&boundaries[..]).into())?;
+        set(
+            &answer,
+            "boundaries",
+            &js_sys::Float64Array::from(&boundaries[..]).into(),
+        )?;
         Ok(answer.into())
     }
 
@@ -167,7 +171,8 @@ impl Session {
             .as_deref()
             .ok_or_else(|| Thrown::new("the open file is not a PyTorch memory snapshot"))?;
         let plan_peak = self.reports.last().map(|(_, r)| r.plan.peak_bytes);
-        let sweep = memplan_torch::sweep::sweep(snap, cap_of(capacity)?, plan_peak).map_err(js_error)?;
+        let sweep =
+            memplan_torch::sweep::sweep(snap, cap_of(capacity)?, plan_peak).map_err(js_error)?;
         to_json(&sweep)
     }
 
@@ -192,26 +197,60 @@ impl Session {
             .snapshot
             .as_deref()
             .ok_or_else(|| Thrown::new("the open file is not a PyTorch memory snapshot"))?;
-        let c = snap.columns();
-        let out = js_sys::Object::new();
-        let floats = |v: &[f64]| JsValue::from(js_sys::Float64Array::from(v));
-        set(&out, "addr", &floats(&c.addr))?;
-        set(&out, "requested", &floats(&c.requested))?;
-        set(&out, "stream", &floats(&c.stream))?;
-        set(&out, "startUs", &floats(&c.start_us))?;
-        set(&out, "endUs", &floats(&c.end_us))?;
-        set(
-            &out,
-            "stack",
-            &js_sys::Int32Array::from(&c.stack[..]).into(),
-        )?;
-        let boundaries: Vec<f64> = snap.boundaries().iter().map(|&b| b as f64).collect();
-        set(&out, "boundaries", &floats(&boundaries))?;
-        set(&out, "frames", &to_js(&snap.frame_texts())?)?;
-        set(&out, "stacks", &to_js(&snap.stacks)?)?;
-        set(&out, "reserved", &to_js(&snap.reserved)?)?;
-        set(&out, "oom", &to_js(&snap.oom)?)?;
-        set(&out, "steps", &JsValue::from(snap.steps))?;
-        Ok(out.into())
+        details(snap)
     }
+
+    /// A second snapshot (`bytes`, a pickle or gzip, named `name`) beside the open
+    /// one: `{layout, comparison, details}`, its real layout packed like the first's
+    /// (the first's sits in the comparison's slot 1), the two runs side by side as
+    /// JSON (see `memplan_torch::compare::Comparison`), and its details as
+    /// [`Session::snapshot_details`] gives the first's.
+    #[wasm_bindgen(js_name = compareSnapshot)]
+    pub fn compare_snapshot(&self, bytes: &[u8], name: &str) -> Result<JsValue, Thrown> {
+        let first: &Snapshot = self.snapshot.as_deref().ok_or_else(|| {
+            Thrown::new("open a PyTorch memory snapshot first, then another to compare with it")
+        })?;
+        let second = snapshot::read_stream(bytes, None).map_err(js_error)?;
+        let graph = second.graph(stem(name)).map_err(js_error)?;
+        // any plan carries the blocks; the layout puts each at its address
+        let plan = memplan::analyse(&graph, &self.options)
+            .map_err(js_error)?
+            .plan(&graph, Strategy::Naive);
+        let mut layout = PlanReport::new(&graph, second.layout(&plan), None);
+        layout.profile = Vec::new();
+        let packed = pack_report(&mut layout, 0)?;
+        let comparison =
+            memplan_torch::compare::compare(first, &self.graph.name, &second, stem(name));
+        let answer = js_sys::Object::new();
+        set(&answer, "layout", &js_sys::Uint8Array::from(&packed[..]))?;
+        set(&answer, "comparison", &to_json(&comparison)?.into())?;
+        set(&answer, "details", &details(&second)?)?;
+        Ok(answer.into())
+    }
+}
+
+/// What the page shows of a snapshot beside its layouts (see
+/// [`Session::snapshot_details`]).
+fn details(snap: &Snapshot) -> Result<JsValue, Thrown> {
+    let c = snap.columns();
+    let out = js_sys::Object::new();
+    let floats = |v: &[f64]| JsValue::from(js_sys::Float64Array::from(v));
+    set(&out, "addr", &floats(&c.addr))?;
+    set(&out, "requested", &floats(&c.requested))?;
+    set(&out, "stream", &floats(&c.stream))?;
+    set(&out, "startUs", &floats(&c.start_us))?;
+    set(&out, "endUs", &floats(&c.end_us))?;
+    set(
+        &out,
+        "stack",
+        &js_sys::Int32Array::from(&c.stack[..]).into(),
+    )?;
+    let boundaries: Vec<f64> = snap.boundaries().iter().map(|&b| b as f64).collect();
+    set(&out, "boundaries", &floats(&boundaries))?;
+    set(&out, "frames", &to_js(&snap.frame_texts())?)?;
+    set(&out, "stacks", &to_js(&snap.stacks)?)?;
+    set(&out, "reserved", &to_js(&snap.reserved)?)?;
+    set(&out, "oom", &to_js(&snap.oom)?)?;
+    set(&out, "steps", &JsValue::from(snap.steps))?;
+    Ok(out.into())
 }

@@ -206,7 +206,7 @@ pub fn time_address_painted<DB: DrawingBackend>(
     boxes: Boxes,
     paint: Paint,
 ) -> Result<Frame, DrawingAreaErrorKind<DB::ErrorType>> {
-    let max = plan.peak_bytes.max(plan.lower_bound).max(1);
+    let max = plan.peak_bytes.max(plan.lower_bound).max(view.top).max(1);
     let extent = Extent {
         x: (0.0, f64::from(plan.steps.max(1))),
         x_desc: "step",
