@@ -322,3 +322,26 @@ fn names_stay_text_in_svg() {
     assert!(!svg.contains("<script>") && !svg.contains("<b onclick"));
     assert!(svg.contains("&lt;script&gt;"));
 }
+
+/// A least top of the address axis (two layouts side by side on one scale) raises
+/// the axis and leaves the boxes the same size in bytes.
+#[test]
+fn a_least_top_raises_the_address_axis() {
+    let (plan, _) = example();
+    let draw = |top: u64| {
+        let mut svg = String::new();
+        let frame = {
+            let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
+            let view = View {
+                top,
+                ..View::default()
+            };
+            render::time_address(&root, &plan, &view).unwrap()
+        };
+        frame.y_max
+    };
+    let own = draw(0);
+    assert_eq!(draw(plan.peak_bytes / 2), own, "a top below the peak changes nothing");
+    let raised = draw(plan.peak_bytes * 3);
+    assert!(raised > 2.5 * own, "{raised} against {own}");
+}

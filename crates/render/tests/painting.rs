@@ -204,6 +204,7 @@ fn the_fast_painter_paints_the_pixels_of_every_tensor_visited() {
                 scale,
                 highlight,
                 window: window.clamped(),
+                top: 0,
             };
             let fast = painted(&plan, &index, &view, render::Paint::Fast);
             let full = painted(&plan, &index, &view, render::Paint::Full);
@@ -293,6 +294,7 @@ fn a_pan_paints_the_pixels_a_fresh_paint_would() {
                     scale,
                     highlight,
                     window,
+                    top: 0,
                 };
                 let panned = painted_on(&mut kept, &plan, &index, &view);
                 let fresh = painted(&plan, &index, &view, render::Paint::Fast);
