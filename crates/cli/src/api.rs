@@ -32,7 +32,10 @@ pub fn replay(
     device: Option<u32>,
 ) -> Result<String, String> {
     let snap = snapshot_of(input, device)?;
-    let conf = conf.map(memplan_torch::AllocConf::parse).transpose().map_err(|e| e.to_string())?;
+    let conf = conf
+        .map(memplan_torch::AllocConf::parse)
+        .transpose()
+        .map_err(|e| e.to_string())?;
     let cap = size_of(capacity)?;
     let r = crate::replay::what_if(&snap, conf.as_ref(), cap).map_err(|e| e.to_string())?;
     serde_json::to_string(&r).map_err(|e| e.to_string())
@@ -48,7 +51,10 @@ pub fn sweep(input: &Input, capacity: Option<&str>, device: Option<u32>) -> Resu
     serde_json::to_string(&sw).map_err(|e| e.to_string())
 }
 
-fn snapshot_of(input: &Input, device: Option<u32>) -> Result<memplan_formats::snapshot::Snapshot, String> {
+fn snapshot_of(
+    input: &Input,
+    device: Option<u32>,
+) -> Result<memplan_formats::snapshot::Snapshot, String> {
     match input {
         Input::Path(p) => crate::snapshot::load(p, device).map_err(|e| e.to_string()),
         Input::Bytes { data, .. } => {

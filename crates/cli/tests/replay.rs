@@ -17,7 +17,11 @@ fn replay_writes_the_fields_other_tools_read() {
     assert_eq!(doc["segments"], 11);
     let reserved = doc["reserved"].as_array().unwrap();
     assert_eq!(reserved[0][0], 0);
-    let peak = reserved.iter().map(|p| p[1].as_u64().unwrap()).max().unwrap();
+    let peak = reserved
+        .iter()
+        .map(|p| p[1].as_u64().unwrap())
+        .max()
+        .unwrap();
     assert_eq!(peak, 494_927_872);
     let a = &doc["agreement"];
     assert_eq!(a["entries_equal"], a["entries"]);
@@ -36,14 +40,23 @@ fn replay_writes_the_fields_other_tools_read() {
     ]);
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(doc["alloc_conf"], "expandable_segments:True,roundup_power2_divisions:4");
+    assert_eq!(
+        doc["alloc_conf"],
+        "expandable_segments:True,roundup_power2_divisions:4"
+    );
     assert_eq!(doc["capacity"], 300u64 << 20);
     let oom = &doc["oom"];
-    assert!(oom["entry"].as_u64().is_some(), "300 MiB is too little: {oom}");
+    assert!(
+        oom["entry"].as_u64().is_some(),
+        "300 MiB is too little: {oom}"
+    );
     assert!(oom["reserved"].as_u64().unwrap() <= 300 << 20);
     assert!(oom["request"].as_u64().unwrap() > 0);
     // the agreement is the recorded settings' replay
-    assert_eq!(doc["agreement"]["entries_equal"], doc["agreement"]["entries"]);
+    assert_eq!(
+        doc["agreement"]["entries_equal"],
+        doc["agreement"]["entries"]
+    );
 }
 
 #[test]
@@ -64,11 +77,20 @@ fn replay_says_what_it_found_in_words() {
 fn a_bad_setting_names_the_key_and_those_that_exist() {
     let (code, _, err) = memplan(&["replay", MLP, "--alloc-conf", "max_split_mb:128"]);
     assert_eq!(code, 2);
-    assert!(err.contains("`max_split_mb`") && err.contains("max_split_size_mb"), "{err}");
+    assert!(
+        err.contains("`max_split_mb`") && err.contains("max_split_size_mb"),
+        "{err}"
+    );
     let (code, _, err) = memplan(&["replay", MLP, "--alloc-conf", "max_split_size_mb:8"]);
     assert_eq!(code, 2);
     assert!(err.contains("max_split_size_mb is 8"), "{err}");
-    let (code, _, err) = memplan(&["replay", MLP, "--sweep", "--alloc-conf", "expandable_segments:True"]);
+    let (code, _, err) = memplan(&[
+        "replay",
+        MLP,
+        "--sweep",
+        "--alloc-conf",
+        "expandable_segments:True",
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("--sweep"), "{err}");
     let (code, _, err) = memplan(&["replay", "tests/data/overlap.pickle"]);
@@ -85,13 +107,22 @@ fn the_sweep_gives_a_row_per_setting_and_one_answer() {
     assert!(rows.len() >= 10);
     assert_eq!(rows[0]["recorded_settings"], true);
     assert!(rows.iter().all(|r| r.get("reserved").is_none()));
-    let confs: Vec<&str> = rows.iter().map(|r| r["alloc_conf"].as_str().unwrap()).collect();
-    for want in ["expandable_segments:True", "max_split_size_mb:128", "roundup_power2_divisions:4"] {
+    let confs: Vec<&str> = rows
+        .iter()
+        .map(|r| r["alloc_conf"].as_str().unwrap())
+        .collect();
+    for want in [
+        "expandable_segments:True",
+        "max_split_size_mb:128",
+        "roundup_power2_divisions:4",
+    ] {
         assert!(confs.contains(&want), "{confs:?}");
     }
     let plan = doc["plan_peak"].as_u64().unwrap();
     assert!(plan >= doc["live_peak"].as_u64().unwrap());
-    assert!(rows.iter().all(|r| r["reserved_peak"].as_u64().unwrap() >= doc["live_peak"].as_u64().unwrap()));
+    assert!(rows
+        .iter()
+        .all(|r| r["reserved_peak"].as_u64().unwrap() >= doc["live_peak"].as_u64().unwrap()));
     assert!(!doc["answer"].as_str().unwrap().is_empty());
     let (code, out, _) = memplan(&["replay", MLP, "--sweep"]);
     assert_eq!(code, 0);
@@ -106,7 +137,13 @@ fn compare_puts_two_runs_side_by_side() {
     };
     let a = dir.join("gpt2_train.pickle");
     let b = dir.join("gpt2_train_expandable.pickle");
-    let (code, out, err) = memplan(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--json", "-"]);
+    let (code, out, err) = memplan(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--json",
+        "-",
+    ]);
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["a"]["reserved_peak"], 8_082_423_808u64);
@@ -115,7 +152,10 @@ fn compare_puts_two_runs_side_by_side() {
     assert!(doc["frames"].as_array().is_some());
     let (code, out, _) = memplan(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(out.contains("reserved peak") && out.contains("7.70 GiB"), "{out}");
+    assert!(
+        out.contains("reserved peak") && out.contains("7.70 GiB"),
+        "{out}"
+    );
     let (code, _, err) = memplan(&["compare", a.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("two snapshots"), "{err}");

@@ -138,7 +138,10 @@ fn sweep(
 fn input<'a>(path: &'a Option<PathBuf>, data: &'a Option<Vec<u8>>) -> Result<Input<'a>, String> {
     match (path, data) {
         (Some(p), None) => Ok(Input::Path(p)),
-        (None, Some(d)) => Ok(Input::Bytes { data: d, name: "snapshot" }),
+        (None, Some(d)) => Ok(Input::Bytes {
+            data: d,
+            name: "snapshot",
+        }),
         _ => Err("give a path or bytes, not both".to_string()),
     }
 }

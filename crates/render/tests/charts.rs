@@ -341,7 +341,11 @@ fn a_least_top_raises_the_address_axis() {
         frame.y_max
     };
     let own = draw(0);
-    assert_eq!(draw(plan.peak_bytes / 2), own, "a top below the peak changes nothing");
+    assert_eq!(
+        draw(plan.peak_bytes / 2),
+        own,
+        "a top below the peak changes nothing"
+    );
     let raised = draw(plan.peak_bytes * 3);
     assert!(raised > 2.5 * own, "{raised} against {own}");
 }

@@ -116,19 +116,33 @@ fn the_sweep_tries_each_setting_and_answers() {
     assert!(sw.rows[0].recorded_settings);
     assert!(sw.rows.iter().skip(1).all(|r| !r.recorded_settings));
     let best = sw.best.unwrap();
-    assert!(sw.rows.iter().all(|r| r.reserved_peak >= sw.rows[best].reserved_peak));
+    assert!(sw
+        .rows
+        .iter()
+        .all(|r| r.reserved_peak >= sw.rows[best].reserved_peak));
     assert!(sw.rows.iter().all(|r| r.reserved_peak >= sw.live_peak));
-    assert!(sw.answer.contains(&sweep::label(&sw.rows[best])), "{}", sw.answer);
+    assert!(
+        sw.answer.contains(&sweep::label(&sw.rows[best])),
+        "{}",
+        sw.answer
+    );
     // the same settings give the same figures on a second run
     let again = sweep::sweep(&snap, None, None).unwrap();
     assert_eq!(
         sw.rows.iter().map(|r| r.reserved_peak).collect::<Vec<_>>(),
-        again.rows.iter().map(|r| r.reserved_peak).collect::<Vec<_>>()
+        again
+            .rows
+            .iter()
+            .map(|r| r.reserved_peak)
+            .collect::<Vec<_>>()
     );
 
     let oom = open(&dir.join("gpt2_oom.pickle"));
     let sw = sweep::sweep(&oom, Some(GPT2_OOM_CAP), None).unwrap();
-    assert!(sw.rows.iter().any(|r| r.alloc_conf.contains("garbage_collection_threshold")));
+    assert!(sw
+        .rows
+        .iter()
+        .any(|r| r.alloc_conf.contains("garbage_collection_threshold")));
     let finish = sw.rows.iter().filter(|r| r.oom.is_none()).count();
     assert_eq!(sw.best.is_some(), finish > 0);
     assert!(sw.answer.contains("6 GiB"), "{}", sw.answer);
@@ -143,7 +157,10 @@ fn the_copy_in_tests_data_replays_exactly_without_the_corpus() {
     assert_eq!(r.reserved_peak, 494_927_872, "torch's max_memory_reserved");
     // the reserved curve starts at entry 0 and changes at each pair
     assert_eq!(r.reserved[0].0, 0);
-    assert!(r.reserved.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 != w[1].1));
+    assert!(r
+        .reserved
+        .windows(2)
+        .all(|w| w[0].0 < w[1].0 && w[0].1 != w[1].1));
     assert_eq!(r.reserved_at(snap.steps - 1), r.reserved.last().unwrap().1);
 }
 
@@ -151,7 +168,9 @@ fn the_copy_in_tests_data_replays_exactly_without_the_corpus() {
 fn a_trace_of_overlapping_blocks_is_refused_with_its_entries() {
     let snap = open(&memplan_testkit::root().join("tests/data/overlap.pickle"));
     assert!(
-        snap.notes.iter().any(|n| n.contains("address 50") && n.contains("entry 1") && n.contains("address 0")),
+        snap.notes
+            .iter()
+            .any(|n| n.contains("address 50") && n.contains("entry 1") && n.contains("address 0")),
         "{:?}",
         snap.notes
     );
@@ -169,7 +188,6 @@ fn settings_the_replay_cannot_model_are_refused() {
     }
 }
 
-
 /// A hand-made trace of a program that catches an out-of-memory error and goes on
 /// (tests/data/make_caught_oom.py): under its 25 MiB cap the replay fails where it
 /// failed, goes on with the trace, and agrees with it to the end; with no cap the
@@ -178,10 +196,17 @@ fn settings_the_replay_cannot_model_are_refused() {
 fn a_caught_out_of_memory_error_is_replayed_past() {
     let snap = open(&memplan_testkit::root().join("tests/data/caught_oom.pickle"));
     let capped = replay(&snap, None, Some(25 << 20), None).unwrap();
-    assert_eq!(capped.oom.as_ref().map(|o| (o.entry, o.request)), Some((2, 30 << 20)));
+    assert_eq!(
+        capped.oom.as_ref().map(|o| (o.entry, o.request)),
+        Some((2, 30 << 20))
+    );
     let a = capped.agreement.clone().unwrap();
     assert!(a.exact(), "{a:?}");
-    assert_eq!((a.blocks_equal, a.blocks), (3, 3), "the blocks after the failure too");
+    assert_eq!(
+        (a.blocks_equal, a.blocks),
+        (3, 3),
+        "the blocks after the failure too"
+    );
     let free = replay(&snap, None, None, None).unwrap();
     assert!(free.oom.is_none());
     assert_eq!(free.reserved_peak, 50 << 20);
@@ -197,8 +222,22 @@ fn the_programs_own_empty_cache_is_replayed_where_it_was() {
     let r = replay(&snap, None, None, None).unwrap();
     let a = r.agreement.clone().unwrap();
     assert!(a.exact(), "{a:?}");
-    assert_eq!((a.calls, r.reserved_at(4), r.reserved_at(5), r.reserved_at(9)), (2, 0, 2 << 20, 0));
-    assert!(r.notes.iter().any(|n| n.contains("emptied the cache 2 times")), "{:?}", r.notes);
+    assert_eq!(
+        (
+            a.calls,
+            r.reserved_at(4),
+            r.reserved_at(5),
+            r.reserved_at(9)
+        ),
+        (2, 0, 2 << 20, 0)
+    );
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("emptied the cache 2 times")),
+        "{:?}",
+        r.notes
+    );
     // under other settings the program still empties its cache there
     let other = AllocConf::parse("roundup_power2_divisions:4").unwrap();
     let o = replay(&snap, Some(&other), None, Some(&r.empties)).unwrap();

@@ -89,7 +89,9 @@ struct StrategyInfo {
 fn slot_index(slot: Option<u8>) -> Result<usize, Thrown> {
     match slot.unwrap_or(0) {
         s if usize::from(s) < SLOTS => Ok(usize::from(s)),
-        s => Err(Thrown::new(&format!("no plan slot {s} (expected 0, 1 or 2)"))),
+        s => Err(Thrown::new(&format!(
+            "no plan slot {s} (expected 0, 1 or 2)"
+        ))),
     }
 }
 

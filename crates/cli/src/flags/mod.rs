@@ -14,7 +14,9 @@ mod graph;
 mod npu;
 mod replay;
 
-pub(crate) use bench::{BenchArgs, BenchImportArgs, BenchNpuArgs, BenchReplayArgs, BenchSnapshotArgs};
+pub(crate) use bench::{
+    BenchArgs, BenchImportArgs, BenchNpuArgs, BenchReplayArgs, BenchSnapshotArgs,
+};
 pub(crate) use common::Common;
 pub(crate) use graph::{CheckArgs, ExportArgs, PageArgs, PlanArgs, ShapesArgs};
 pub(crate) use npu::{MatmulArgs, NpuArgs, NpuCheckArgs, NpuCommon};

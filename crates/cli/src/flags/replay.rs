@@ -28,14 +28,19 @@ impl ReplayArgs {
                 Some("json") => json = Some(p.text()?),
                 Some("device") => {
                     let t = p.text()?;
-                    device = Some(t.parse::<u32>().map_err(|_| format!("--device: `{t}` is not a device number"))?)
+                    device = Some(
+                        t.parse::<u32>()
+                            .map_err(|_| format!("--device: `{t}` is not a device number"))?,
+                    )
                 }
                 _ => return Ok(arg.fill(&mut file)),
             }
             Ok(true)
         })?;
         if sweep && alloc_conf.is_some() {
-            return Err("replay: --sweep tries its own settings; give --alloc-conf without it".into());
+            return Err(
+                "replay: --sweep tries its own settings; give --alloc-conf without it".into(),
+            );
         }
         Ok(ReplayArgs {
             file: file.ok_or("replay: missing SNAPSHOT")?,
@@ -63,7 +68,10 @@ impl CompareArgs {
                 Some("json") => json = Some(p.text()?),
                 Some("device") => {
                     let t = p.text()?;
-                    device = Some(t.parse::<u32>().map_err(|_| format!("--device: `{t}` is not a device number"))?)
+                    device = Some(
+                        t.parse::<u32>()
+                            .map_err(|_| format!("--device: `{t}` is not a device number"))?,
+                    )
                 }
                 _ => return Ok(arg.push(&mut files, 2)),
             }
@@ -72,6 +80,10 @@ impl CompareArgs {
         if files.len() != 2 {
             return Err("compare: give two snapshots, A and B".into());
         }
-        Ok(CompareArgs { files, json, device })
+        Ok(CompareArgs {
+            files,
+            json,
+            device,
+        })
     }
 }

@@ -77,7 +77,9 @@ pub(super) fn snapshot(
     let blocks = b.blocks(&entries, &finals, &pieces, &mut notes);
     let reserved = segments::reserved(&pieces.list, steps);
     let segment_events = segment_events(&entries, &b.streams);
-    let settings = tree.get(root, "allocator_settings").map(|s| settings(tree, s));
+    let settings = tree
+        .get(root, "allocator_settings")
+        .map(|s| settings(tree, s));
     let mut snap = Snapshot {
         device,
         devices: lens,
@@ -153,7 +155,12 @@ fn settings(t: &Tree, s: Val) -> RecordedSettings {
         if let Some(pairs) = t.pairs(v) {
             let mut list: Vec<(u64, u64)> = (pairs.iter())
                 .filter_map(|&(k, d)| {
-                    let key = t.str(k)?.trim().parse::<u64>().ok().or_else(|| t.int(k).map(|i| i as u64))?;
+                    let key = t
+                        .str(k)?
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                        .or_else(|| t.int(k).map(|i| i as u64))?;
                     Some((key, u64::try_from(t.int(d)?).ok()?))
                 })
                 .collect();
@@ -161,9 +168,11 @@ fn settings(t: &Tree, s: Val) -> RecordedSettings {
             Some(list)
         } else if let Some(items) = t.items(v) {
             // older torch: a list of 16 divisions, interval i from 2^i MiB
-            Some((items.iter().enumerate())
-                .filter_map(|(i, &d)| Some((1u64 << i.min(40), u64::try_from(t.int(d)?).ok()?)))
-                .collect())
+            Some(
+                (items.iter().enumerate())
+                    .filter_map(|(i, &d)| Some((1u64 << i.min(40), u64::try_from(t.int(d)?).ok()?)))
+                    .collect(),
+            )
         } else {
             t.int(v).map(|d| vec![(1, d.max(0) as u64)])
         }

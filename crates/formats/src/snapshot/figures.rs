@@ -205,16 +205,16 @@ pub fn overlap(snap: &Snapshot) -> Option<String> {
         for j in [before, after].into_iter().flatten() {
             let o = &snap.blocks[j];
             if o.addr < end && b.addr < o.addr.saturating_add(o.size) {
-                return Some(format!(
-                    "{} overlaps {}",
-                    say(i),
-                    say(j)
-                ));
+                return Some(format!("{} overlaps {}", say(i), say(j)));
             }
         }
         active.insert(b.addr, i);
         // a block the reader ended at a second alloc of its address ends there too
-        let last = if b.freed || b.end + 1 < snap.steps { b.end } else { u32::MAX };
+        let last = if b.freed || b.end + 1 < snap.steps {
+            b.end
+        } else {
+            u32::MAX
+        };
         ends.push(Reverse((last, b.addr, i)));
     }
     None

@@ -62,8 +62,12 @@ pub fn regions(mut ranges: Vec<(u64, u64)>) -> Vec<Region> {
 /// every address), named `strategy`: an allocator's layout as a plan.
 pub fn layout_at(plan: &Plan, addrs: &[u64], regions: &[Region], strategy: &str) -> Plan {
     let squeeze = |addr: u64| {
-        let i = regions.partition_point(|r| r.addr <= addr).saturating_sub(1);
-        regions.get(i).map_or(0, |r| r.offset + addr.saturating_sub(r.addr))
+        let i = regions
+            .partition_point(|r| r.addr <= addr)
+            .saturating_sub(1);
+        regions
+            .get(i)
+            .map_or(0, |r| r.offset + addr.saturating_sub(r.addr))
     };
     let mut layout = plan.clone();
     layout.strategy = strategy.into();
