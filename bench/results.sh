@@ -100,6 +100,8 @@ run "Import time and heap, every model at its declared input dims" md \
 
 say "" "## PyTorch memory snapshots"
 run "Each snapshot opened and planned (auto)" md "$bin" bench-snapshot "$corpus/torch" --markdown
+run "PyTorch's caching allocator replayed under each snapshot's own settings (gpt2_oom under its 6 GiB cap), and a sweep" md \
+    "$bin" bench-replay "$corpus/torch" --capacity gpt2_oom=6GiB --markdown
 for model in "$corpus"/torch/onnx/*.onnx; do
     run "The ONNX export $(basename "$model")" text "$bin" plan "$model"
 done
@@ -129,6 +131,8 @@ if [[ -f $pkg/memplan_worker_bg.wasm ]]; then
         for n in 100000 1000000; do
             run "Planning and drawing $n tensors in Chromium" text node tests/browser/perf.mjs --tensors "$n"
         done
+        run "A changed allocator setting replayed and redrawn in Chromium (779k entries)" text \
+            node tests/browser/bench-replay.mjs "$corpus/torch/llama_generate_long.pickle"
     else
         skipped "Planning and drawing in Chromium" \
             "needs node, Chromium at /usr/bin/chromium and npm's playwright-core (\`.ci/run\` installs them)."
