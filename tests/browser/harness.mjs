@@ -131,6 +131,18 @@ export function watch(page, problems) {
 export const text = (page, id) => page.locator(`#${id}`).textContent();
 export const visible = (page, id) => page.locator(`#${id}`).isVisible();
 
+/** Drops the file at `path` on the page, as a user drags it from the desktop, and waits until the page has shown it (or an error). */
+export async function drop(page, path) {
+  const bytes = [...readFileSync(path)];
+  await page.evaluate(([bytes, name]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(bytes)], name));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, [bytes, basename(path)]);
+  await page.waitForSelector('body[data-busy]', { timeout: 2000 }).catch(() => {});
+  await settled(page);
+}
+
 /** Waits until the page has loaded and is not busy. */
 export async function settled(page) {
   await page.waitForSelector('body[data-ready="true"]:not([data-busy])', { timeout: 30000 });

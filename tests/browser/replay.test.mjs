@@ -7,26 +7,14 @@
 // A bad setting is refused in words, naming the key. Without the corpus, the
 // repo's mlp_train.pickle.gz stands in (in CI the corpus is required).
 
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { CORPUS, ROOT, canvasInk, check, haveCorpus, settled, skipped, text, visible, watch, withBrowser } from './harness.mjs';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CORPUS, ROOT, canvasInk, check, drop, haveCorpus, settled, skipped, text, visible, watch, withBrowser } from './harness.mjs';
 
 const OOM = join(CORPUS, 'torch/gpt2_oom.pickle');
 const TRAIN = join(CORPUS, 'torch/gpt2_train.pickle');
 const EXPANDABLE = join(CORPUS, 'torch/gpt2_train_expandable.pickle');
 const SMALL = join(ROOT, 'tests/data/mlp_train.pickle.gz');
-
-/** Drops the file at `path` on the page and waits until it is shown. */
-async function drop(page, path) {
-  const bytes = [...readFileSync(path)];
-  await page.evaluate(([bytes, name]) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([new Uint8Array(bytes)], name));
-    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, [bytes, basename(path)]);
-  await page.waitForSelector('body[data-busy]', { timeout: 2000 }).catch(() => {});
-  await settled(page);
-}
 
 /** Waits until element `id` shows text matching `pattern` (or 30 s pass); answers its text. */
 async function waitText(page, id, pattern) {

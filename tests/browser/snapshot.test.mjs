@@ -6,26 +6,14 @@
 // pickle that would run code is refused in words. Without the corpus, the repo's
 // mlp_train.pickle.gz stands in (in CI the corpus is required).
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { CORPUS, ROOT, canvasInk, check, haveCorpus, scanTooltips, settled, skipped, text, visible, watch, withBrowser } from './harness.mjs';
+import { CORPUS, ROOT, canvasInk, check, drop, haveCorpus, scanTooltips, settled, skipped, text, visible, watch, withBrowser } from './harness.mjs';
 
 const OOM = join(CORPUS, 'torch/gpt2_oom.pickle');
 const LONG = join(CORPUS, 'torch/llama_generate_long.pickle');
 const SMALL = join(ROOT, 'tests/data/mlp_train.pickle.gz');
 const HOSTILE = join(ROOT, 'tests/data/global.pickle');
-
-/** Drops the file at `path` on the page, as a user drags it from the desktop, and waits until the page has shown it (or an error). */
-async function drop(page, path) {
-  const bytes = [...readFileSync(path)];
-  await page.evaluate(([bytes, name]) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([new Uint8Array(bytes)], name));
-    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, [bytes, basename(path)]);
-  await page.waitForSelector('body[data-busy]', { timeout: 2000 }).catch(() => {});
-  await settled(page);
-}
 
 /** Share of the canvas's pixels in the red of the out-of-memory mark. */
 function redShare(page, id) {

@@ -168,7 +168,7 @@ fn reordered(graph: &Graph, analysis: &Analysis, plan: &Plan, opts: &Options) ->
 
 /// Prints the report: `--json -` the JSON alone; `--json OUT` writes it and prints
 /// `text`, as does no `--json`.
-fn emit(to: Option<&str>, json: &str, text: impl FnOnce() -> String) -> Result<()> {
+pub(crate) fn emit(to: Option<&str>, json: &str, text: impl FnOnce() -> String) -> Result<()> {
     match to {
         Some("-") => println!("{json}"),
         Some(path) => {

@@ -3,8 +3,8 @@
 //! (`PYTORCH_CUDA_ALLOC_CONF`'s syntax), or under a sweep of them; and
 //! `memplan compare`: two snapshots' figures side by side.
 
-use crate::common::write_file;
 use crate::flags::{CompareArgs, ReplayArgs};
+use crate::plan::emit;
 use crate::snapshot;
 use memplan::{Options, Strategy};
 use memplan_formats::format_size;
@@ -68,18 +68,6 @@ pub(crate) fn plan_floor(snap: &Snapshot) -> Result<Option<u64>> {
     let plan = analysis.plan(&graph, Strategy::Auto);
     let violations = memplan::check::check(&graph, &plan);
     Ok(violations.is_empty().then_some(plan.peak_bytes))
-}
-
-fn emit(to: Option<&str>, json: &str, text: impl FnOnce() -> String) -> Result<()> {
-    match to {
-        Some("-") => println!("{json}"),
-        Some(path) => {
-            write_file(path, format!("{json}\n"))?;
-            print!("{}", text());
-        }
-        None => print!("{}", text()),
-    }
-    Ok(())
 }
 
 fn bytes(b: u64) -> String {

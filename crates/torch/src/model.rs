@@ -721,9 +721,15 @@ impl Allocator {
             alive: true,
         });
         self.ranges.insert(base, EXPANDABLE_SPACE);
+        self.new_unmapped(base, EXPANDABLE_SPACE, stream, pool, seg)
+    }
+
+    /// A block of unmapped address space of expandable segment `seg`, linked to
+    /// nothing, in its pool's unmapped set.
+    fn new_unmapped(&mut self, ptr: u64, size: u64, stream: i64, pool: u32, seg: u32) -> u32 {
         let b = self.new_block(Blk {
-            ptr: base,
-            size: EXPANDABLE_SPACE,
+            ptr,
+            size,
             stream,
             pool,
             prev: NIL,
@@ -970,22 +976,7 @@ impl Allocator {
             last = chain_last;
         };
         let unmapped = |a: &mut Allocator, from: u64, to: u64| -> u32 {
-            let b = a.new_block(Blk {
-                ptr: from,
-                size: to - from,
-                stream,
-                pool,
-                prev: NIL,
-                next: NIL,
-                seg,
-                allocated: false,
-                mapped: false,
-                gc_base: 0,
-                alive: true,
-            });
-            let key = a.unmapped_key(b);
-            a.pools[pool as usize].unmapped.insert(key);
-            b
+            a.new_unmapped(from, to - from, stream, pool, seg)
         };
         for (a, s) in ranges {
             if a < at || a.saturating_add(s) > end {

@@ -69,7 +69,7 @@ fn size(p: &mut Parser) -> Result<u64> {
 }
 
 /// `--device N`: a snapshot's device number.
-fn parse_device(text: &str) -> std::result::Result<u32, String> {
+pub(super) fn parse_device(text: &str) -> std::result::Result<u32, String> {
     (text.parse::<u32>()).map_err(|_| format!("--device: `{text}` is not a device number"))
 }
 

@@ -1,6 +1,7 @@
 //! The flags of `replay` and `compare`: PyTorch snapshots replayed through the
 //! caching allocator's model, and two runs side by side.
 
+use super::common::parse_device;
 use super::{Parser, Result};
 use std::path::PathBuf;
 
@@ -26,13 +27,7 @@ impl ReplayArgs {
                 Some("capacity") => capacity = Some(memplan_formats::parse_size(&p.text()?)?),
                 Some("sweep") => sweep = true,
                 Some("json") => json = Some(p.text()?),
-                Some("device") => {
-                    let t = p.text()?;
-                    device = Some(
-                        t.parse::<u32>()
-                            .map_err(|_| format!("--device: `{t}` is not a device number"))?,
-                    )
-                }
+                Some("device") => device = Some(parse_device(&p.text()?)?),
                 _ => return Ok(arg.fill(&mut file)),
             }
             Ok(true)
@@ -66,13 +61,7 @@ impl CompareArgs {
         p.each(|p, arg| {
             match arg.long() {
                 Some("json") => json = Some(p.text()?),
-                Some("device") => {
-                    let t = p.text()?;
-                    device = Some(
-                        t.parse::<u32>()
-                            .map_err(|_| format!("--device: `{t}` is not a device number"))?,
-                    )
-                }
+                Some("device") => device = Some(parse_device(&p.text()?)?),
                 _ => return Ok(arg.push(&mut files, 2)),
             }
             Ok(true)
