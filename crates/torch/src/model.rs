@@ -176,7 +176,8 @@ impl Allocator {
     /// Adds a private pool (a CUDA graph's); returns its number for [`Allocator::malloc`].
     pub fn add_private_pool(&mut self) -> u32 {
         self.add_pools(true);
-        (self.pools.len() / 2 - 1) as u32
+        // pair 0 is the default pools; private pool p is pair p + 1
+        (self.pools.len() / 2 - 2) as u32
     }
 
     fn add_pools(&mut self, private: bool) {

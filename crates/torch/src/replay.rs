@@ -194,6 +194,25 @@ pub fn replay(
     capacity: Option<u64>,
     empties: Option<&[u32]>,
 ) -> Result<Replay, Error> {
+    // a bug of the model on some trace is said as an error, not a crash of the
+    // command or the Python process
+    let run = std::panic::AssertUnwindSafe(|| replay_checked(snap, conf, capacity, empties));
+    std::panic::catch_unwind(run).unwrap_or_else(|panic| {
+        let why = (panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(Error::usage(format!(
+            "the allocator replay hit a bug on this trace ({why}); please report the snapshot"
+        )))
+    })
+}
+
+fn replay_checked(
+    snap: &Snapshot,
+    conf: Option<&AllocConf>,
+    capacity: Option<u64>,
+    empties: Option<&[u32]>,
+) -> Result<Replay, Error> {
     let mut notes = Vec::new();
     let recorded = recorded_conf(snap, &mut notes)?;
     let conf = conf.cloned().unwrap_or_else(|| recorded.clone());

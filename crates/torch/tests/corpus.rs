@@ -254,3 +254,22 @@ fn each_stream_keeps_its_own_cache() {
     assert!(a.exact(), "{a:?}");
     assert_eq!((r.reserved_peak, r.segments), (4 << 20, 2));
 }
+
+/// A hand-made trace with a private pool (a CUDA graph's) and the program's own
+/// empty_cache (tests/data/edge_devices.pickle): the block alive before recording
+/// in the private pool's segment comes back to that pool, which empty_cache
+/// leaves alone.
+#[test]
+fn a_private_pool_is_kept_apart_and_never_emptied() {
+    let snap = open(&memplan_testkit::root().join("tests/data/edge_devices.pickle"));
+    let r = replay(&snap, None, None, None).unwrap();
+    let a = r.agreement.clone().unwrap();
+    assert!(a.exact(), "{a:?}");
+    assert_eq!(r.reserved_at(snap.steps - 1), 1 << 20, "the private pool's segment stays");
+    // and under other settings too
+    for conf in ["expandable_segments:True", "max_split_size_mb:64"] {
+        let c = AllocConf::parse(conf).unwrap();
+        let o = replay(&snap, Some(&c), None, Some(&r.empties)).unwrap();
+        assert!(o.oom.is_none(), "{conf}");
+    }
+}
