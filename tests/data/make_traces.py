@@ -11,7 +11,9 @@ them):
   after the last free, the last segment given back;
 - streams.pickle: two streams: a block of stream 1 used on another stream (its
   free completes later than asked), then a request of stream 2, which cannot take
-  stream 1's cached segment and gets its own, then stream 1's segment reused.
+  stream 1's cached segment and gets its own, then stream 1's segment reused;
+- missing_free.pickle: a block allocated again at its address with no free between
+  (its free lost, as in a trace that wrapped): the replay frees it there.
 """
 
 import pickle
@@ -90,3 +92,15 @@ segments = [
      "blocks": [block(S2, 512, "active_allocated"), block(S2 + 512, 2 * MIB - 512, "inactive")]},
 ]
 write("streams.pickle", segments, trace)
+
+M = BASE + 192 * MIB
+trace = [
+    entry("segment_alloc", M, 2 * MIB, 1),
+    entry("alloc", M, 512, 2),
+    entry("alloc", M, 512, 3),  # the free of the first is not in the trace
+    entry("free_requested", M, 512, 4),
+    entry("free_completed", M, 512, 5),
+]
+segments = [{"device": 0, "address": M, "total_size": 2 * MIB, "stream": 0, "segment_type": "small",
+             "segment_pool_id": (0, 0), "is_expandable": False, "blocks": [block(M, 2 * MIB, "inactive")]}]
+write("missing_free.pickle", segments, trace)

@@ -252,7 +252,9 @@ fn replay_checked(
         if b.allocated_in_trace && (b.start as usize) < steps {
             ops[b.start as usize] = Op::Alloc(i as u32);
         }
-        if b.freed {
+        // a block freed, or one the reader ended at a second alloc of its address
+        // (its free is missing from the trace): it comes back at its end
+        if b.freed || b.end + 1 < snap.steps {
             frees.push((b.end, i as u32));
         }
     }
@@ -297,7 +299,6 @@ fn replay_checked(
                     let ranges = model.ranges_ever().to_vec();
                     return Ok(finish(
                         snap,
-                        &model,
                         Outcome {
                             conf,
                             capacity,
@@ -469,7 +470,6 @@ fn replay_checked(
     }
     Ok(finish(
         snap,
-        &model,
         Outcome {
             conf,
             capacity,
@@ -501,7 +501,7 @@ struct Outcome {
     ranges: Vec<(u64, u64)>,
 }
 
-fn finish(snap: &Snapshot, _model: &Allocator, o: Outcome, notes: Vec<String>) -> Replay {
+fn finish(snap: &Snapshot, o: Outcome, notes: Vec<String>) -> Replay {
     let mut reserved: Vec<(u32, u64)> = Vec::new();
     for (i, &r) in o.timeline.iter().enumerate() {
         if reserved.last().is_none_or(|l| l.1 != r) || i == 0 {

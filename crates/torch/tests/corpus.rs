@@ -273,3 +273,14 @@ fn a_private_pool_is_kept_apart_and_never_emptied() {
         assert!(o.oom.is_none(), "{conf}");
     }
 }
+
+/// A block allocated again at its address with no free between (its free lost,
+/// tests/data/make_traces.py): the replay frees it there, and the second block
+/// lands where the recording put it.
+#[test]
+fn a_block_whose_free_is_lost_comes_back_at_the_next_alloc_of_its_address() {
+    let snap = open(&memplan_testkit::root().join("tests/data/missing_free.pickle"));
+    let r = replay(&snap, None, None, None).unwrap();
+    let a = r.agreement.clone().unwrap();
+    assert!(a.exact(), "{a:?}");
+}
