@@ -112,11 +112,11 @@ struct Pool {
     gc_calls: i64,
 }
 
+/// An expandable segment's address range: where it starts, and its page size
+/// (which blocks are mapped, the blocks say).
 struct Expandable {
     base: u64,
     page: u64,
-    mapped: Vec<bool>,
-    alive: bool,
 }
 
 /// The allocator's state.
@@ -228,11 +228,6 @@ impl Allocator {
         }
     }
 
-    fn pool_of(&self, size: u64, private: Option<u32>) -> u32 {
-        let pair = private.map_or(0, |p| 1 + p) * 2;
-        pair + u32::from(size <= SMALL_SIZE)
-    }
-
     fn gc_on(&self) -> bool {
         self.cap.is_some() && self.conf.garbage_collection_threshold > 0.0
     }
@@ -245,7 +240,7 @@ impl Allocator {
     /// `None`: out of memory, as torch raises it.
     pub fn malloc(&mut self, orig: u64, stream: i64, private: Option<u32>) -> Option<u32> {
         let size = self.round_size(orig);
-        let pool = self.pool_of(size, private);
+        let pool = pool_index(private, size <= SMALL_SIZE);
         let alloc_size = allocation_size(size);
         let mut found = self.get_free_block(pool, stream, size);
         if found.is_none() {
@@ -300,7 +295,7 @@ impl Allocator {
     /// fits, and either garbage collection is due or a new segment would pass the cap.
     pub fn would_release(&self, orig: u64, stream: i64, private: Option<u32>) -> bool {
         let size = self.round_size(orig);
-        let pool = self.pool_of(size, private);
+        let pool = pool_index(private, size <= SMALL_SIZE);
         if self.find_free(pool, stream, size).is_some() {
             return false;
         }
@@ -603,7 +598,6 @@ impl Allocator {
                 let key = self.unmapped_key(b);
                 let seg = blk.seg as usize;
                 self.pools[blk.pool as usize].unmapped.remove(&key);
-                self.exps[seg].alive = false;
                 self.ranges.remove(&self.exps[seg].base);
                 self.kill(b);
             }
@@ -715,12 +709,7 @@ impl Allocator {
     /// A new expandable segment at `base`, all unmapped; returns its one block.
     fn new_expandable(&mut self, pool: u32, stream: i64, base: u64, page: u64) -> u32 {
         let seg = self.exps.len() as u32;
-        self.exps.push(Expandable {
-            base,
-            page,
-            mapped: Vec::new(),
-            alive: true,
-        });
+        self.exps.push(Expandable { base, page });
         self.ranges.insert(base, EXPANDABLE_SPACE);
         self.new_unmapped(base, EXPANDABLE_SPACE, stream, pool, seg)
     }
@@ -750,17 +739,11 @@ impl Allocator {
     /// free block it became part of.
     fn map_block(&mut self, b: u32, size: u64) -> Option<u32> {
         let blk = self.blocks[b as usize].clone();
-        let e = &mut self.exps[blk.seg as usize];
+        let e = &self.exps[blk.seg as usize];
         let begin = (blk.ptr - e.base) / e.page;
         let end = (blk.ptr + size - e.base).div_ceil(e.page);
         if begin == end {
             return None;
-        }
-        if e.mapped.len() < end as usize {
-            e.mapped.resize(end as usize, false);
-        }
-        for p in begin..end {
-            e.mapped[p as usize] = true;
         }
         let mapped = (end - begin) * e.page;
         let key = self.unmapped_key(b);
@@ -798,16 +781,11 @@ impl Allocator {
     /// Unmaps the whole pages inside free block `b`.
     fn unmap_block(&mut self, b: u32) {
         let blk = self.blocks[b as usize].clone();
-        let e = &mut self.exps[blk.seg as usize];
+        let e = &self.exps[blk.seg as usize];
         let begin = (blk.ptr - e.base).div_ceil(e.page);
         let end = (blk.ptr + blk.size - e.base) / e.page;
         if begin >= end {
             return;
-        }
-        for p in begin..end {
-            if let Some(m) = e.mapped.get_mut(p as usize) {
-                *m = false;
-            }
         }
         let (ptr, size) = (e.base + begin * e.page, (end - begin) * e.page);
         self.remove_free(b);
@@ -869,7 +847,7 @@ impl Allocator {
         private: Option<u32>,
         live: &[(u64, u64)],
     ) -> Result<Vec<u32>, usize> {
-        let pool = private.map_or(0, |p| 1 + p) * 2 + u32::from(small);
+        let pool = pool_index(private, small);
         self.ranges.insert(addr, size);
         self.next_addr = self.next_addr.max(addr.saturating_add(size));
         self.reserved += size;
@@ -954,7 +932,7 @@ impl Allocator {
         mapped: &[(u64, u64)],
         live: &[(u64, u64)],
     ) -> Result<Vec<u32>, usize> {
-        let pool = private.map_or(0, |p| 1 + p) * 2 + u32::from(small);
+        let pool = pool_index(private, small);
         let page = if small { SMALL_BUFFER } else { LARGE_BUFFER };
         let b0 = self.new_expandable(pool, stream, base, page);
         let seg = self.blocks[b0 as usize].seg;
@@ -998,14 +976,6 @@ impl Allocator {
                 ids[i] = got[k];
             }
             link(self, first, tail);
-            let e = &mut self.exps[seg as usize];
-            let (p0, p1) = ((a - base) / page, (a + s - base).div_ceil(page));
-            if e.mapped.len() < p1 as usize {
-                e.mapped.resize(p1 as usize, false);
-            }
-            for p in p0..p1 {
-                e.mapped[p as usize] = true;
-            }
             self.reserved += s;
             self.ever.push((a, a + s));
             at = a + s;
@@ -1078,6 +1048,12 @@ impl Allocator {
         }
         Ok(())
     }
+}
+
+/// The index of a pool in [`Allocator::pools`]: pair 0 is the default pools,
+/// private pool `p` is pair `p + 1`; the large pool first in each pair.
+fn pool_index(private: Option<u32>, small: bool) -> u32 {
+    private.map_or(0, |p| 1 + p) * 2 + u32::from(small)
 }
 
 /// The segment size for a rounded request.

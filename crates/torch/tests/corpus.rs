@@ -265,7 +265,11 @@ fn a_private_pool_is_kept_apart_and_never_emptied() {
     let r = replay(&snap, None, None, None).unwrap();
     let a = r.agreement.clone().unwrap();
     assert!(a.exact(), "{a:?}");
-    assert_eq!(r.reserved_at(snap.steps - 1), 1 << 20, "the private pool's segment stays");
+    assert_eq!(
+        r.reserved_at(snap.steps - 1),
+        1 << 20,
+        "the private pool's segment stays"
+    );
     // and under other settings too
     for conf in ["expandable_segments:True", "max_split_size_mb:64"] {
         let c = AllocConf::parse(conf).unwrap();
