@@ -37,7 +37,7 @@ pub fn replay(
         .transpose()
         .map_err(|e| e.to_string())?;
     let cap = size_of(capacity)?;
-    let r = crate::replay::what_if(&snap, conf.as_ref(), cap).map_err(|e| e.to_string())?;
+    let r = memplan_torch::what_if(&snap, conf.as_ref(), cap).map_err(|e| e.to_string())?;
     serde_json::to_string(&r).map_err(|e| e.to_string())
 }
 

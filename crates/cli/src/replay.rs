@@ -11,7 +11,7 @@ use memplan_formats::format_size;
 use memplan_formats::snapshot::Snapshot;
 use memplan_torch::compare::Comparison;
 use memplan_torch::sweep::{self, Sweep};
-use memplan_torch::{replay, AllocConf, Replay, Start};
+use memplan_torch::{AllocConf, Replay, Start};
 use std::fmt::Write;
 use std::process::ExitCode;
 
@@ -33,30 +33,12 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
         Some(text) => Some(AllocConf::parse(text)?),
         None => None,
     };
-    let r = what_if(&snap, conf.as_ref(), args.capacity)?;
+    let r = memplan_torch::what_if(&snap, conf.as_ref(), args.capacity)?;
     let json = serde_json::to_string(&r)?;
     emit(args.json.as_deref(), &json, || {
         replay_text(&name, &snap, &r)
     })?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The replay under `conf` (the recorded settings when `None`) and `capacity`,
-/// with the recorded settings' agreement ([`memplan_torch::replay::baseline`]).
-pub fn what_if(snap: &Snapshot, conf: Option<&AllocConf>, capacity: Option<u64>) -> Result<Replay> {
-    let recorded = memplan_torch::replay::baseline(snap, capacity)?;
-    let mut r = match conf {
-        None => return Ok(recorded),
-        Some(conf) => replay(snap, Some(conf), capacity, Some(&recorded.empties))?,
-    };
-    r.agreement = recorded.agreement;
-    r.notes.extend(
-        recorded
-            .notes
-            .into_iter()
-            .filter(|n| n.starts_with("the recording agrees")),
-    );
-    Ok(r)
 }
 
 /// memplan's plan of the snapshot's blocks (the default strategy for snapshots,

@@ -16,4 +16,4 @@ pub mod replay;
 pub mod sweep;
 
 pub use conf::AllocConf;
-pub use replay::{replay, Agreement, Replay, ReplayOom, Start};
+pub use replay::{replay, what_if, Agreement, Replay, ReplayOom, Start};

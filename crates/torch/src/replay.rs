@@ -21,7 +21,7 @@
 use crate::conf::AllocConf;
 use crate::model::{Allocator, DriverCall, SMALL_SIZE};
 use memplan::error::Error;
-use memplan_formats::snapshot::{SegmentAction, Snapshot};
+use memplan_formats::snapshot::{SegmentAction, SegmentEvent, Snapshot};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -131,8 +131,7 @@ impl Replay {
 
     /// The reserved bytes after `entry`.
     pub fn reserved_at(&self, entry: u32) -> u64 {
-        let i = self.reserved.partition_point(|&(s, _)| s <= entry);
-        i.checked_sub(1).map_or(0, |i| self.reserved[i].1)
+        memplan_formats::snapshot::at_step(&self.reserved, entry)
     }
 }
 
@@ -167,14 +166,33 @@ pub fn baseline(snap: &Snapshot, capacity: Option<u64>) -> Result<Replay, Error>
         if free.agreement.as_ref().is_some_and(Agreement::exact) || equal(&free) > equal(&r) {
             r.agreement = free.agreement;
             r.empties = free.empties;
-            r.notes.push(
-                "the recording agrees with its settings' replay with no cap, not under this one: the agreement is without it"
-                    .into(),
-            );
+            r.notes.push(AGREED_WITHOUT_CAP.into());
         }
     }
     Ok(r)
 }
+
+/// The replay under `conf` (the recorded settings when `None`) and `capacity`,
+/// with the recorded settings' agreement ([`baseline`]), whose `empty_cache`
+/// calls it repeats: what `memplan replay`, the page and Python answer.
+pub fn what_if(
+    snap: &Snapshot,
+    conf: Option<&AllocConf>,
+    capacity: Option<u64>,
+) -> Result<Replay, Error> {
+    let recorded = baseline(snap, capacity)?;
+    let Some(conf) = conf else {
+        return Ok(recorded);
+    };
+    let mut r = replay(snap, Some(conf), capacity, Some(&recorded.empties))?;
+    r.agreement = recorded.agreement;
+    r.notes
+        .extend((recorded.notes.into_iter()).filter(|n| n.as_str() == AGREED_WITHOUT_CAP));
+    Ok(r)
+}
+
+/// [`baseline`]'s note when it took the agreement without the cap.
+const AGREED_WITHOUT_CAP: &str = "the recording agrees with its settings' replay with no cap, not under this one: the agreement is without it";
 
 /// One trace entry as the replay sees it.
 #[derive(Clone, Copy)]
@@ -399,15 +417,7 @@ fn replay_checked(
             }
         }
         let calls = model.take_calls();
-        let mut r = before as i128;
-        let mut k = 0;
-        for &ev in &run {
-            if let Some(c) = calls.get(k) {
-                r += c.delta();
-                k += 1;
-            }
-            timeline[events[ev].step as usize] = r.max(0) as u64;
-        }
+        settle(&run, events, &calls, before, &mut timeline);
         run.clear();
         all_calls.extend(calls);
         timeline[e] = model.reserved;
@@ -444,13 +454,7 @@ fn replay_checked(
             }
         }
         let calls = model.take_calls();
-        let mut r = before as i128;
-        for (k, &ev) in run.iter().enumerate() {
-            if let Some(c) = calls.get(k) {
-                r += c.delta();
-            }
-            timeline[events[ev].step as usize] = r.max(0) as u64;
-        }
+        settle(&run, events, &calls, before, &mut timeline);
         all_calls.extend(calls);
     }
     if let Some(p) = timeline
@@ -485,6 +489,25 @@ fn replay_checked(
         },
         notes,
     ))
+}
+
+/// Gives a request's driver calls to the segment entries the recording made
+/// before it (`run`, indices into `events`), in order, from `before` reserved
+/// bytes: the reserved bytes after each of those entries.
+fn settle(
+    run: &[usize],
+    events: &[SegmentEvent],
+    calls: &[DriverCall],
+    before: u64,
+    timeline: &mut [u64],
+) {
+    let mut r = i128::from(before);
+    for (k, &ev) in run.iter().enumerate() {
+        if let Some(c) = calls.get(k) {
+            r += c.delta();
+        }
+        timeline[events[ev].step as usize] = r.max(0) as u64;
+    }
 }
 
 struct Outcome {
@@ -578,10 +601,10 @@ fn agreement(
 
 /// Refuses a trace whose blocks overlap while alive: no allocator made it.
 fn check_blocks(snap: &Snapshot) -> Result<(), Error> {
-    if let Some(o) = memplan_formats::snapshot::overlap(snap) {
-        return Err(Error::usage(format!("the replay needs a real trace: {o}")));
+    match &snap.overlap {
+        Some(o) => Err(Error::usage(format!("the replay needs a real trace: {o}"))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The segments reserved and the blocks alive before recording, laid out as they

@@ -130,16 +130,7 @@ impl Session {
             text => Some(memplan_torch::AllocConf::parse(text).map_err(js_error)?),
         };
         let cap = cap_of(capacity)?;
-        let recorded = memplan_torch::replay::baseline(snap, cap).map_err(js_error)?;
-        let replay = match &conf {
-            None => recorded,
-            Some(c) => {
-                let mut r = memplan_torch::replay(snap, Some(c), cap, Some(&recorded.empties))
-                    .map_err(js_error)?;
-                r.agreement = recorded.agreement;
-                r
-            }
-        };
+        let replay = memplan_torch::what_if(snap, conf.as_ref(), cap).map_err(js_error)?;
         let (_, last) = self
             .reports
             .last()

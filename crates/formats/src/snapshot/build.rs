@@ -94,6 +94,7 @@ pub(super) fn snapshot(
         segment_events,
         settings,
         failed_requests: Vec::new(),
+        overlap: None,
         notes,
     };
     snap.oom = entries
@@ -114,7 +115,8 @@ pub(super) fn snapshot(
         .filter(|(_, e)| e.action == Action::Oom)
         .map(|(i, e)| (i as u32, e.size, snap_stream(&streams_of, e)))
         .collect();
-    if let Some(o) = super::overlap(&snap) {
+    snap.overlap = super::overlap(&snap);
+    if let Some(o) = &snap.overlap {
         snap.notes.push(format!(
             "no allocator made this trace: {o}; its plan and figures hold, a replay refuses it"
         ));

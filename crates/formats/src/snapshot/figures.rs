@@ -74,8 +74,7 @@ impl Snapshot {
 
     /// Reserved bytes at `step`.
     pub fn reserved_at(&self, step: u32) -> u64 {
-        let i = self.reserved.partition_point(|&(s, _)| s <= step);
-        i.checked_sub(1).map_or(0, |i| self.reserved[i].1)
+        at_step(&self.reserved, step)
     }
 
     fn alive(&self, step: u32) -> impl Iterator<Item = &Block> {
@@ -162,6 +161,13 @@ fn peak(values: impl Iterator<Item = (usize, u64)>) -> (usize, u64) {
         (0, 0),
         |best, (s, b)| if b > best.1 { (s, b) } else { best },
     )
+}
+
+/// The value at `step` of a curve given at each change, `(step, value)` in step
+/// order (0 before its first change).
+pub fn at_step(curve: &[(u32, u64)], step: u32) -> u64 {
+    let i = curve.partition_point(|&(s, _)| s <= step);
+    i.checked_sub(1).map_or(0, |i| curve[i].1)
 }
 
 /// The first two blocks alive at once over the same bytes, said in words (entries

@@ -22,7 +22,7 @@ mod stream;
 mod summary;
 mod view;
 
-pub use figures::{overlap, Figures, Holder};
+pub use figures::{at_step, overlap, Figures, Holder};
 pub use layout::{layout_at, regions, Region};
 pub use stream::{read, read_source, read_stream};
 pub use summary::{HolderAt, OomVerdict, Summary};
@@ -182,6 +182,10 @@ pub struct Snapshot {
     /// the error goes on, and may fail again.
     #[serde(skip)]
     pub failed_requests: Vec<(u32, u64, i64)>,
+    /// Two blocks alive at once over the same bytes, in words ([`overlap`]), when
+    /// the trace has them: no allocator made it.
+    #[serde(skip)]
+    pub overlap: Option<String>,
     pub notes: Vec<String>,
 }
 
