@@ -9,7 +9,7 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CORPUS, ROOT, canvasInk, check, drop, haveCorpus, settled, skipped, text, visible, watch, withBrowser } from './harness.mjs';
+import { CORPUS, ROOT, canvasInk, check, drop, haveCorpus, openPage, settled, skipped, text, visible, withBrowser } from './harness.mjs';
 
 const OOM = join(CORPUS, 'torch/gpt2_oom.pickle');
 const TRAIN = join(CORPUS, 'torch/gpt2_train.pickle');
@@ -126,11 +126,7 @@ if (corpus && !existsSync(OOM)) {
 if (!corpus) skipped('gpt2_oom (the repo\'s mlp_train.pickle.gz stands in)');
 
 withBrowser(async (context, url) => {
-  const problems = [];
-  const page = context.pages()[0] ?? await context.newPage();
-  watch(page, problems);
-  await page.goto(url);
-  await settled(page);
+  const { page, problems } = await openPage(context, url);
   if (corpus) {
     await oomRun(page);
     await secondSnapshot(page);

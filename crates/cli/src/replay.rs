@@ -224,49 +224,38 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
 
 fn compare_text(c: &Comparison) -> String {
     let mut out = String::new();
-    let row = |out: &mut String, what: &str, a: String, b: String| {
-        let _ = writeln!(out, "{what:<24} {a:>24} {b:>24}");
-    };
-    row(&mut out, "", "A".into(), "B".into());
-    row(&mut out, "file", short(&c.a.name), short(&c.b.name));
-    row(
-        &mut out,
-        "settings",
-        c.a.settings.clone(),
-        c.b.settings.clone(),
-    );
-    row(
-        &mut out,
-        "entries",
-        c.a.entries.to_string(),
-        c.b.entries.to_string(),
-    );
-    row(
-        &mut out,
-        "live peak",
-        format_size(c.a.live_peak),
-        format_size(c.b.live_peak),
-    );
-    row(
-        &mut out,
-        "reserved peak",
-        format_size(c.a.reserved_peak),
-        format_size(c.b.reserved_peak),
-    );
-    row(
-        &mut out,
-        "unused at reserved peak",
-        format_size(c.a.unused_at_reserved_peak),
-        format_size(c.b.unused_at_reserved_peak),
-    );
-    row(
-        &mut out,
-        "cudaMalloc/map calls",
-        c.a.segments.to_string(),
-        c.b.segments.to_string(),
-    );
     let oom = |o: Option<u32>| o.map_or("none".into(), |e| format!("at entry {e}"));
-    row(&mut out, "out of memory", oom(c.a.oom), oom(c.b.oom));
+    let (a, b) = (&c.a, &c.b);
+    let rows: [(&str, String, String); 9] = [
+        ("", "A".into(), "B".into()),
+        ("file", short(&a.name), short(&b.name)),
+        ("settings", a.settings.clone(), b.settings.clone()),
+        ("entries", a.entries.to_string(), b.entries.to_string()),
+        (
+            "live peak",
+            format_size(a.live_peak),
+            format_size(b.live_peak),
+        ),
+        (
+            "reserved peak",
+            format_size(a.reserved_peak),
+            format_size(b.reserved_peak),
+        ),
+        (
+            "unused at reserved peak",
+            format_size(a.unused_at_reserved_peak),
+            format_size(b.unused_at_reserved_peak),
+        ),
+        (
+            "cudaMalloc/map calls",
+            a.segments.to_string(),
+            b.segments.to_string(),
+        ),
+        ("out of memory", oom(a.oom), oom(b.oom)),
+    ];
+    for (what, a, b) in rows {
+        let _ = writeln!(out, "{what:<24} {a:>24} {b:>24}");
+    }
     if !c.frames.is_empty() {
         let _ = writeln!(
             out,
