@@ -7,7 +7,7 @@ use crate::report::{self, NestedReport};
 use crate::snapshot;
 use memplan::order::OrderKind;
 use memplan::{Analysis, Graph, Options, Plan, PlanReport};
-use memplan_formats::snapshot::Snapshot;
+use memplan_formats::snapshot::{Snapshot, Summary};
 use memplan_formats::Format;
 use std::path::Path;
 use std::process::ExitCode;
@@ -22,7 +22,11 @@ pub fn run(args: PlanArgs) -> Result<ExitCode> {
     if let Some(path) = &args.svg {
         write_file(path, outcome.svg()?)?;
     }
-    emit(args.json.as_deref(), &outcome.json, || outcome.text.clone())?;
+    emit_with(
+        args.json.as_deref(),
+        |w| outcome.write_json(w),
+        || outcome.text.clone(),
+    )?;
     Ok(exit_code(outcome.valid))
 }
 
@@ -60,28 +64,45 @@ impl Input<'_> {
     }
 }
 
-/// What `plan` found: the report as `--json` writes it and as text, the graph and
-/// its plan (for the checker and the charts), and the allocator's own layout when
-/// the input was a PyTorch snapshot.
+/// What `plan` found: the report as text, the graph and its plan (for the
+/// checker, the charts and the JSON `--json` writes, see [`Outcome::write_json`]),
+/// and the allocator's own layout when the input was a PyTorch snapshot.
 pub struct Outcome {
-    /// The JSON `--json` writes.
-    pub json: String,
     pub text: String,
     pub valid: bool,
     pub graph: Graph,
     pub report: PlanReport,
+    /// The reports of the op bodies' nested arenas.
+    pub nested: Vec<NestedReport>,
     /// The snapshot read, whose own layout of the blocks the chart draws beside
-    /// memplan's plan.
-    pub snapshot: Option<Snapshot>,
+    /// memplan's plan, and its figures.
+    pub snapshot: Option<(Snapshot, Summary)>,
 }
 
 impl Outcome {
+    /// Writes the JSON `--json` writes as it is made, never held whole: a plan
+    /// of millions of buffers is hundreds of megabytes of it.
+    pub fn write_json(&self, to: impl std::io::Write) -> serde_json::Result<()> {
+        let summary = self.snapshot.as_ref().map(|(_, s)| s);
+        let doc = report::plan_json(&self.graph, &self.report, &self.nested, summary);
+        serde_json::to_writer_pretty(to, &doc)
+    }
+
+    /// The JSON `--json` writes, as one string.
+    pub fn json(&self) -> String {
+        let mut out = Vec::new();
+        self.write_json(&mut out).expect("writing JSON to memory");
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
     /// The chart `--svg` writes: time by address; for a snapshot, the allocator's
     /// layout above memplan's plan.
     pub fn svg(&self) -> std::result::Result<String, String> {
         let (plan, profile) = (&self.report.plan, &self.report.profile);
         match &self.snapshot {
-            Some(snap) => memplan_render::svg_pair(&snap.layout(plan), plan, profile, 960, 1440),
+            Some((snap, _)) => {
+                memplan_render::svg_pair(&snap.layout(plan), plan, profile, 960, 1440)
+            }
             None => memplan_render::svg(plan, profile, 960, 720),
         }
         .map_err(|e| e.to_string())
@@ -99,7 +120,6 @@ pub fn outcome(input: &Input, args: &PlanArgs) -> Result<Outcome> {
     let (plan_report, nested) = search(&graph, &analysis, args)?;
     let plan = &plan_report.plan;
     let ordered = reordered(&graph, &analysis, plan, &common.opts)?;
-    let json = serde_json::to_string_pretty(&report::plan_json(&graph, &plan_report, &nested))?;
     let mut text = report::plan_text(&graph, plan, &plan_report.violations);
     text += &search_text(&analysis, &ordered, plan, &common.opts);
     if plan_report.over_budget {
@@ -110,13 +130,12 @@ pub fn outcome(input: &Input, args: &PlanArgs) -> Result<Outcome> {
         );
     }
     text += &report::nested_text(&graph, &nested);
-    drop(nested);
     Ok(Outcome {
-        json,
         text,
         valid: plan_report.valid,
         graph,
         report: plan_report,
+        nested,
         snapshot: None,
     })
 }
@@ -128,11 +147,11 @@ fn budget_ms(common: &Common) -> f64 {
 
 /// Plans the graph and its nested graphs (the bodies of control flow) with
 /// `--strategy` within the budget, showing each better plan with `--progress`.
-fn search<'g>(
-    graph: &'g Graph,
+fn search(
+    graph: &Graph,
     analysis: &Analysis,
     args: &PlanArgs,
-) -> Result<(PlanReport, Vec<NestedReport<'g>>)> {
+) -> Result<(PlanReport, Vec<NestedReport>)> {
     let common = &args.common;
     let mut show = |p: &memplan::pack::Progress| {
         eprintln!(
@@ -169,14 +188,35 @@ fn reordered(graph: &Graph, analysis: &Analysis, plan: &Plan, opts: &Options) ->
 /// Prints the report: `--json -` the JSON alone; `--json OUT` writes it and prints
 /// `text`, as does no `--json`.
 pub(crate) fn emit(to: Option<&str>, json: &str, text: impl FnOnce() -> String) -> Result<()> {
-    match to {
-        Some("-") => println!("{json}"),
-        Some(path) => {
-            write_file(path, format!("{json}\n"))?;
-            print!("{}", text());
-        }
-        None => print!("{}", text()),
+    emit_with(to, |w| w.write_all(json.as_bytes()), text)
+}
+
+/// [`emit`] of JSON that `write` writes as it is made, through a buffer.
+pub(crate) fn emit_with<E: std::error::Error + 'static>(
+    to: Option<&str>,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::result::Result<(), E>,
+    text: impl FnOnce() -> String,
+) -> Result<()> {
+    use std::io::Write;
+    let Some(to) = to else {
+        print!("{}", text());
+        return Ok(());
+    };
+    let written = |path: &str, e: &dyn std::fmt::Display| format!("cannot write {path}: {e}");
+    if to == "-" {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        write(&mut out)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(());
     }
+    let file = std::fs::File::create(to).map_err(|e| written(to, &e))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+    write(&mut out).map_err(|e| written(to, &e))?;
+    writeln!(out)
+        .and_then(|_| out.flush())
+        .map_err(|e| written(to, &e))?;
+    print!("{}", text());
     Ok(())
 }
 
@@ -192,17 +232,14 @@ fn snapshot_outcome(input: &Input, args: &PlanArgs) -> Result<Outcome> {
     };
     let stem = input.stem("snapshot");
     let planned = snapshot::plan(snap, &stem, args.strategy, common, budget_ms(common))?;
-    let mut doc = serde_json::to_value(report::plan_json(&planned.graph, &planned.report, &[]))?;
-    doc["snapshot"] = serde_json::to_value(&planned.summary)?;
-    let json = serde_json::to_string_pretty(&doc)?;
     let text = snapshot::text(&planned);
     Ok(Outcome {
-        json,
         text,
         valid: planned.report.valid,
         graph: planned.graph,
         report: planned.report,
-        snapshot: Some(planned.snap),
+        nested: Vec::new(),
+        snapshot: Some((planned.snap, planned.summary)),
     })
 }
 

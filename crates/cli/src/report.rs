@@ -3,6 +3,7 @@
 use memplan::graph::{Bound, FreeDim};
 use memplan::{Graph, Options, Plan, PlanReport, Strategy};
 use memplan_formats::format_size;
+use memplan_formats::snapshot::Summary;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -24,31 +25,35 @@ pub struct PlanDoc<'a> {
     bounds: &'a [Bound],
     /// The nested arenas of op bodies, each checked.
     #[serde(skip_serializing_if = "<[NestedReport]>::is_empty")]
-    subgraphs: &'a [NestedReport<'a>],
+    subgraphs: &'a [NestedReport],
+    /// A PyTorch snapshot's own figures, beside the plan of its blocks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snapshot: Option<&'a Summary>,
 }
 
 /// The report of one op body's arena, named by its path.
 #[derive(Serialize)]
-pub struct NestedReport<'g> {
+pub struct NestedReport {
     pub path: String,
+    /// The body's ops.
     #[serde(skip)]
-    pub graph: &'g Graph,
+    pub ops: usize,
     #[serde(flatten)]
     pub report: PlanReport,
 }
 
 /// Every op body of `graph` planned with `strategy` and reported on.
-pub fn nested_reports<'g>(
-    graph: &'g Graph,
+pub fn nested_reports(
+    graph: &Graph,
     strategy: Strategy,
     opts: &Options,
-) -> Result<Vec<NestedReport<'g>>, memplan::Error> {
+) -> Result<Vec<NestedReport>, memplan::Error> {
     Ok(memplan::plan_nested(graph, strategy, opts)?
         .into_iter()
         .map(|n| NestedReport {
             report: PlanReport::new(n.graph, n.plan, None),
             path: n.path,
-            graph: n.graph,
+            ops: n.graph.ops.len(),
         })
         .collect())
 }
@@ -56,7 +61,8 @@ pub fn nested_reports<'g>(
 pub fn plan_json<'a>(
     graph: &'a Graph,
     report: &'a PlanReport,
-    nested: &'a [NestedReport<'a>],
+    nested: &'a [NestedReport],
+    snapshot: Option<&'a Summary>,
 ) -> PlanDoc<'a> {
     PlanDoc {
         report,
@@ -64,6 +70,7 @@ pub fn plan_json<'a>(
         free_dims: &graph.free_dims,
         bounds: &graph.bounds,
         subgraphs: nested,
+        snapshot,
     }
 }
 
@@ -142,7 +149,7 @@ pub fn nested_text(graph: &Graph, nested: &[NestedReport]) -> String {
                 "  {}: {} tensors, {} ops, lower bound {}, peak {}, {verdict}",
                 n.path,
                 n.report.plan.tensors.len(),
-                n.graph.ops.len(),
+                n.ops,
                 bytes(n.report.plan.lower_bound),
                 bytes(n.report.plan.peak_bytes)
             );

@@ -43,8 +43,8 @@ struct Outcome {
 #[pymethods]
 impl Outcome {
     /// The report as `memplan plan --json -` prints it.
-    fn json(&self) -> &str {
-        &self.inner.json
+    fn json(&self) -> String {
+        self.inner.json()
     }
 
     /// The report as `memplan plan` prints it.
