@@ -56,7 +56,7 @@ fn snapshot_of(
     device: Option<u32>,
 ) -> Result<memplan_formats::snapshot::Snapshot, String> {
     match input {
-        Input::Path(p) => crate::snapshot::load(p, device).map_err(|e| e.to_string()),
+        Input::Path(p) => crate::snapshot::load(p, device, None).map_err(|e| e.to_string()),
         Input::Bytes { data, .. } => {
             memplan_formats::snapshot::read_stream(*data, device).map_err(|e| e.to_string())
         }

@@ -55,7 +55,7 @@ fn bench_file(
     let cap = (args.capacities.iter())
         .find(|(stem, _)| name.starts_with(stem.as_str()))
         .map(|c| c.1);
-    let snap = match snapshot::load(file, None) {
+    let snap = match snapshot::load(file, None, None) {
         Ok(s) => s,
         Err(e) => {
             let mut row = vec![String::new(); HEAD.len()];

@@ -57,7 +57,8 @@ fn bench_file(
         .unwrap_or_default();
     let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
     reset_peak_rss();
-    let (snap, open_ms, heap) = measured(|| snapshot::load(file, common.read.device));
+    let (snap, open_ms, heap) =
+        measured(|| snapshot::load(file, common.read.device, common.read.entries));
     let rss = peak_rss().map_or("-".to_string(), |kb| format!("{:.0}", kb as f64 / 1e3));
     let snap = match snap {
         Ok(s) => s,

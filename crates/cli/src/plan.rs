@@ -225,9 +225,10 @@ pub(crate) fn emit_with<E: std::error::Error + 'static>(
 fn snapshot_outcome(input: &Input, args: &PlanArgs) -> Result<Outcome> {
     let common = &args.common;
     let snap = match input {
-        Input::Path(file) => snapshot::load(file, common.read.device)?,
+        Input::Path(file) => snapshot::load(file, common.read.device, common.read.entries)?,
         Input::Bytes { data, .. } => {
             memplan_formats::snapshot::read_stream(*data, common.read.device)?
+                .within(common.read.entries)?
         }
     };
     let stem = input.stem("snapshot");

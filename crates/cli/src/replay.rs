@@ -18,7 +18,7 @@ use std::process::ExitCode;
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 pub fn run(args: ReplayArgs) -> Result<ExitCode> {
-    let snap = snapshot::load(&args.file, args.device)?;
+    let snap = snapshot::load(&args.file, args.device, args.entries)?;
     let name = args.file.display().to_string();
     if args.sweep {
         let floor = plan_floor(&snap)?;
@@ -212,7 +212,7 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
         let path = &args.files[i];
         Ok((
             path.display().to_string(),
-            snapshot::load(path, args.device)?,
+            snapshot::load(path, args.device, None)?,
         ))
     };
     let ((na, a), (nb, b)) = (load(0)?, load(1)?);

@@ -5,7 +5,7 @@ use crate::flags::Common;
 use crate::report;
 use memplan::{Graph, PlanReport, Strategy};
 use memplan_formats::format_size;
-use memplan_formats::snapshot::{self, OomVerdict, Snapshot, Summary};
+use memplan_formats::snapshot::{self, Entries, OomVerdict, Snapshot, Summary};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -18,11 +18,17 @@ pub fn is_snapshot_file(path: &Path) -> bool {
         .is_ok_and(|_| snapshot::is_snapshot(&head))
 }
 
-/// Reads the snapshot at `path` as a stream.
-pub fn load(path: &Path, device: Option<u32>) -> Result<Snapshot, memplan::Error> {
+/// Reads the snapshot at `path` as a stream, the trace of `device` (default: the
+/// one with the most entries), only its `entries` when given.
+pub fn load(
+    path: &Path,
+    device: Option<u32>,
+    entries: Option<Entries>,
+) -> Result<Snapshot, memplan::Error> {
     let file = std::fs::File::open(path)
         .map_err(|e| memplan::Error::usage(format!("cannot read {}: {e}", path.display())))?;
     snapshot::read_stream(file, device)
+        .and_then(|s| s.within(entries))
         .map_err(|e| memplan::Error::usage(format!("{}: {e}", path.display())))
 }
 

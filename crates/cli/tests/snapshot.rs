@@ -69,3 +69,44 @@ fn a_snapshot_exports_as_minimalloc_csv_with_the_same_buffers() {
     assert_ne!(code, 0);
     assert!(err.contains("unknown output format `yaml`"), "{err}");
 }
+
+/// `--entries A..B`: plan, check and replay one part of a trace; a range past the
+/// end or empty is a clear error.
+#[test]
+fn a_part_of_a_trace_plans_checks_and_replays() {
+    let file = "tests/data/mlp_train.pickle";
+    let (code, out, err) = memplan(&["plan", file, "--entries", "100..200", "--json", "-"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["valid"], true);
+    assert_eq!(
+        doc["snapshot"]["steps"], 100,
+        "{}",
+        doc["snapshot"]
+    );
+    let notes = doc["notes"].to_string();
+    assert!(notes.contains("entries 100..200 of 257"), "{notes}");
+    // the plan file of the part checks against the part
+    let plan = memplan_testkit::temp_dir("cli-entries").join("part.json");
+    std::fs::write(&plan, &out).unwrap();
+    let (code, out, err) = memplan(&[
+        "check",
+        file,
+        plan.to_str().unwrap(),
+        "--entries",
+        "100..200",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = memplan(&["replay", file, "--entries", "100..200"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("100 of 100 entries equal"), "{out}");
+    for (range, says) in [
+        ("300..", "the trace has 257 entries"),
+        ("9..9", "the range is empty"),
+        ("x", "is not a range of entries"),
+    ] {
+        let (code, _, err) = memplan(&["plan", file, "--entries", range]);
+        assert_eq!(code, 2, "{range}: {err}");
+        assert!(err.contains(says), "{range}: {err}");
+    }
+}

@@ -188,6 +188,9 @@ pub struct ReadOptions {
     /// The device whose trace a PyTorch snapshot is read for (default: the one
     /// with the most entries).
     pub device: Option<u32>,
+    /// Only these entries of a PyTorch snapshot's trace (`--entries A..B`).
+    #[cfg(feature = "snapshots")]
+    pub entries: Option<snapshot::Entries>,
 }
 
 /// Parses `NAME=VALUE` of `--dim`: `seq=128`.
@@ -283,7 +286,9 @@ pub fn read_with(
         Format::Tflite | Format::Onnx => Err(without_models(format)),
         Format::Text => text::read(data, name),
         #[cfg(feature = "snapshots")]
-        Format::Snapshot => snapshot::read_stream(data, opts.device)?.graph(name),
+        Format::Snapshot => snapshot::read_stream(data, opts.device)?
+            .within(opts.entries)?
+            .graph(name),
         #[cfg(not(feature = "snapshots"))]
         Format::Snapshot => Err(without_snapshots()),
     }
@@ -322,7 +327,9 @@ pub fn read_source(
         #[cfg(not(feature = "models"))]
         Format::Tflite | Format::Onnx => Err(without_models(format)),
         #[cfg(feature = "snapshots")]
-        Format::Snapshot => snapshot::read_source(src, opts.device)?.graph(name),
+        Format::Snapshot => snapshot::read_source(src, opts.device)?
+            .within(opts.entries)?
+            .graph(name),
         #[cfg(not(feature = "snapshots"))]
         Format::Snapshot => Err(without_snapshots()),
         other => read_with(&whole(src)?, Some(other), name, opts),

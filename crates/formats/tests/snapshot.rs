@@ -300,3 +300,94 @@ fn a_two_device_snapshot_with_unknown_actions_and_a_private_pool() {
     );
     assert_eq!(empty.summary(&report, None).plan_ratio, 1.0);
 }
+
+/// Entries `from..to` of a trace as a snapshot of their own: the live bytes at each
+/// entry kept are the whole trace's, the blocks alive at `from` enter as allocated
+/// before recording, reserved bytes start where the whole trace had them, every
+/// block still lies in a segment, and the part's plan and its real layout pass the
+/// checker. Run on the copy of mlp_train in tests/data (no corpus needed) and on
+/// two corpus traces.
+#[test]
+fn a_range_of_entries_is_a_snapshot_of_its_own() {
+    let mut files = vec![memplan_testkit::root().join("tests/data/mlp_train.pickle")];
+    if let Some(dir) = memplan_testkit::corpus_dir("torch") {
+        files.push(dir.join("gpt2_train.pickle"));
+        files.push(dir.join("llama_generate.pickle"));
+    }
+    for file in files {
+        let name = file.file_stem().unwrap().to_string_lossy().to_string();
+        let whole = open(&file);
+        let live = whole.live_bytes();
+        for (from, to) in [
+            (whole.steps / 3, Some(2 * whole.steps / 3)),
+            (whole.steps / 2, None),
+        ] {
+            let range = snapshot::Entries { from, to };
+            let part = whole.clone().entries(range).unwrap();
+            let end = to.unwrap_or(whole.steps);
+            assert_eq!(part.steps, end - from, "{name}");
+            assert_eq!(
+                part.live_bytes(),
+                live[from as usize..end as usize],
+                "{name}"
+            );
+            let f = part.figures();
+            let before: u64 = (whole.blocks.iter())
+                .filter(|b| b.start < from && from <= b.end)
+                .map(|b| b.size)
+                .sum();
+            assert_eq!(f.before_recording, before, "{name}: alive at {from}");
+            assert_eq!(part.reserved_at(0), whole.reserved_at(from), "{name}");
+            assert_eq!(
+                part.reserved_at(part.steps - 1),
+                whole.reserved_at(end - 1),
+                "{name}"
+            );
+            assert!(
+                part.blocks.iter().all(|b| b.segment.is_some_and(
+                    |s| covered(&part, b) && (part.segments[s as usize].start <= b.start)
+                )),
+                "{name}: a block outside the segments"
+            );
+            assert!(part
+                .blocks
+                .iter()
+                .all(|b| b.start <= b.end && b.end < part.steps));
+            let peak = checked_plan(&part, Strategy::GreedySize);
+            assert!(peak >= f.live_peak, "{name}");
+            the_real_layout_passes_the_checker(&part, &name);
+            assert!(part
+                .notes
+                .iter()
+                .any(|n| n.starts_with(&format!("entries {from}..{end} of"))));
+        }
+    }
+}
+
+#[test]
+fn a_range_of_entries_that_is_empty_or_past_the_end_is_a_clear_error() {
+    let snap = open(&memplan_testkit::root().join("tests/data/mlp_train.pickle"));
+    let steps = snap.steps;
+    let past = snap.clone().entries(snapshot::Entries {
+        from: steps,
+        to: None,
+    });
+    assert!(past
+        .unwrap_err()
+        .to_string()
+        .contains(&format!("the trace has {steps} entries")));
+    for bad in ["5..3", "4..4", "a..b", "12", "..x", "-1..3"] {
+        assert!(snapshot::Entries::parse(bad).is_err(), "{bad}");
+    }
+    assert_eq!(
+        snapshot::Entries::parse("..7").unwrap(),
+        snapshot::Entries {
+            from: 0,
+            to: Some(7)
+        }
+    );
+    assert_eq!(
+        snapshot::Entries::parse("3..").unwrap(),
+        snapshot::Entries { from: 3, to: None }
+    );
+}

@@ -6,6 +6,7 @@ use super::{Parser, Result, Token};
 use memplan::liveness::LiveOptions;
 use memplan::order::OrderKind;
 use memplan::{Budget, Options, PackOptions};
+use memplan_formats::snapshot::Entries;
 use memplan_formats::{self as formats, Format, ReadOptions};
 
 /// Options shared by `plan`, `check`, `export`, `demo`, `shapes` and the graph
@@ -57,6 +58,7 @@ impl Common {
             "no-declared" => self.read.no_declared = true,
             "dim" => (self.read.dims).push(formats::parse_dim(&p.text()?)?),
             "device" => self.read.device = Some(parse_device(&p.text()?)?),
+            "entries" => self.read.entries = Some(parse_entries(&p.text()?)?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -71,6 +73,11 @@ fn size(p: &mut Parser) -> Result<u64> {
 /// `--device N`: a snapshot's device number.
 pub(super) fn parse_device(text: &str) -> std::result::Result<u32, String> {
     (text.parse::<u32>()).map_err(|_| format!("--device: `{text}` is not a device number"))
+}
+
+/// `--entries A..B`: only these entries of a snapshot's trace.
+pub(super) fn parse_entries(text: &str) -> std::result::Result<Entries, String> {
+    Entries::parse(text).map_err(|e| format!("--entries: {e}"))
 }
 
 /// Milliseconds on the process's monotonic clock.

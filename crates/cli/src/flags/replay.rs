@@ -1,11 +1,13 @@
 //! The flags of `replay` and `compare`: PyTorch snapshots replayed through the
 //! caching allocator's model, and two runs side by side.
 
-use super::common::parse_device;
+use super::common::{parse_device, parse_entries};
 use super::{Parser, Result};
+use memplan_formats::snapshot::Entries;
 use std::path::PathBuf;
 
-/// `memplan replay SNAP [--alloc-conf CONF] [--capacity SIZE] [--sweep] [--json OUT|-]`.
+/// `memplan replay SNAP [--alloc-conf CONF] [--capacity SIZE] [--sweep] [--json OUT|-]
+/// [--device N] [--entries A..B]`.
 pub(crate) struct ReplayArgs {
     pub(crate) file: PathBuf,
     /// `--alloc-conf`: `PYTORCH_CUDA_ALLOC_CONF`'s text; the recorded settings when absent.
@@ -14,6 +16,8 @@ pub(crate) struct ReplayArgs {
     pub(crate) sweep: bool,
     pub(crate) json: Option<String>,
     pub(crate) device: Option<u32>,
+    /// `--entries A..B`: only these entries of the trace.
+    pub(crate) entries: Option<Entries>,
 }
 
 impl ReplayArgs {
@@ -21,6 +25,7 @@ impl ReplayArgs {
         let mut file = None;
         let (mut alloc_conf, mut capacity, mut sweep, mut json, mut device) =
             (None, None, false, None, None);
+        let mut entries = None;
         p.each(|p, arg| {
             match arg.long() {
                 Some("alloc-conf") => alloc_conf = Some(p.text()?),
@@ -28,6 +33,7 @@ impl ReplayArgs {
                 Some("sweep") => sweep = true,
                 Some("json") => json = Some(p.text()?),
                 Some("device") => device = Some(parse_device(&p.text()?)?),
+                Some("entries") => entries = Some(parse_entries(&p.text()?)?),
                 _ => return Ok(arg.fill(&mut file)),
             }
             Ok(true)
@@ -44,6 +50,7 @@ impl ReplayArgs {
             sweep,
             json,
             device,
+            entries,
         })
     }
 }

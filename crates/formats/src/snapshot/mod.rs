@@ -17,6 +17,7 @@ mod build;
 mod entry;
 mod figures;
 mod layout;
+mod range;
 mod segments;
 mod stream;
 mod summary;
@@ -24,6 +25,7 @@ mod view;
 
 pub use figures::{at_step, overlap, Figures, Holder};
 pub use layout::{layout_at, regions, Region};
+pub use range::Entries;
 pub use stream::{read, read_source, read_stream};
 pub use summary::{HolderAt, OomVerdict, Summary};
 pub use view::Columns;
