@@ -2,7 +2,8 @@
 # Runs every test: Rust unit, integration and property tests; the benchmark over the
 # shared corpus (it fails if any plan fails the checker); the wasm build and the
 # wasm API tests; the real-browser tests of the page in headless Chromium; the
-# Python package's wheel, installed into a fresh venv, and its pytest tests.
+# Python package: its manylinux wheels and sdist (./build.sh wheels), the x86_64 wheel
+# in a fresh venv with its pytest tests.
 #
 # The shared corpus (real models, MiniMalloc instances, NPU cases, PyTorch
 # snapshots) is looked for at $MEMPLAN_CORPUS, else ../shared/corpus. Without it,
@@ -70,17 +71,19 @@ for t in tests/browser/*.test.mjs; do
     node "$t"
 done
 
-echo "== Python package: the wheel, installed into a fresh venv, and its tests"
+echo "== Python package: the wheels and the sdist (./build.sh wheels, into dist/)"
+# an abi3 manylinux2014 wheel for x86_64 and one for aarch64 (cross-linked with zig),
+# the sdist; auditwheel shows each tag and twine checks each file (about 8 minutes on
+# 2 cores: two release builds)
+./build.sh wheels
 py=target/python
-rm -rf "$py"
-python3 -m venv "$py/build"
-"$py/build/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.9,<2" abi3audit
-"$py/build/bin/maturin" build --release --quiet -m crates/python/Cargo.toml --out "$py/wheels"
-# the wheel claims CPython 3.9 and later: its module may use only the stable ABI of 3.9
-"$py/build/bin/abi3audit" --strict --summary "$py"/wheels/memplan-*.whl
+# the wheels claim CPython 3.9 and later: their module may use only the stable ABI of 3.9
+"$py/build/bin/abi3audit" --strict --summary dist/memplan-*.whl
+
+echo "== Python package: the x86_64 wheel, installed into a fresh venv, and its tests"
+rm -rf "$py/venv"
 python3 -m venv "$py/venv"
-"$py/venv/bin/pip" install --quiet --disable-pip-version-check "$py"/wheels/memplan-*.whl pytest
-echo "wheel: $(basename "$py"/wheels/memplan-*.whl), $(stat -c %s "$py"/wheels/memplan-*.whl) bytes"
+"$py/venv/bin/pip" install --quiet --disable-pip-version-check dist/memplan-*manylinux*_x86_64.whl pytest
 "$py/venv/bin/pytest" -q -p no:cacheprovider crates/python/tests
 
 skipped=$(sort -u "$MEMPLAN_SKIPS" | wc -l)
