@@ -3,7 +3,8 @@
 # shared corpus (it fails if any plan fails the checker); the wasm build and the
 # wasm API tests; the real-browser tests of the page in headless Chromium; the
 # Python package: its manylinux wheels and sdist (./build.sh wheels), the x86_64 wheel
-# in a fresh venv with its pytest tests, and the aarch64 wheel under qemu-user.
+# in a fresh venv with its pytest tests, the aarch64 wheel under qemu-user, and the
+# sdist built and installed by pip.
 #
 # The shared corpus (real models, MiniMalloc instances, NPU cases, PyTorch
 # snapshots) is looked for at $MEMPLAN_CORPUS, else ../shared/corpus. Without it,
@@ -91,6 +92,27 @@ echo "== Python package: the aarch64 wheel under emulation (qemu-user, Debian's 
 # (7 MB), then the plans, the snapshot and the HTML take 2 s under qemu, compared with
 # the x86_64 wheel's; where qemu cannot be had it says so in one line (SKIPPED)
 crates/python/tests/aarch64.sh dist/memplan-*manylinux*_aarch64.whl "$py/venv/bin/python"
+
+echo "== Python package: the sdist, built by pip in a fresh venv"
+# pip builds the module from the sdist with cargo: a third release build, 2 min 16 s
+# on 2 cores (CARGO_TARGET_DIR=target: what target/release already holds of the
+# crates.io dependencies is reused; the workspace's crates, unpacked elsewhere, build
+# again).
+# The installed package must plan, and write a view that draws: the page came with
+# the sdist.
+rm -rf "$py/sdist"
+python3 -m venv "$py/sdist"
+CARGO_TARGET_DIR="$PWD/target" "$py/sdist/bin/pip" install --quiet --disable-pip-version-check dist/memplan-*.tar.gz
+"$py/sdist/bin/python" - "$py/sdist/plan.html" <<'EOF'
+import sys
+import memplan
+assert "site-packages" in memplan.__file__, memplan.__file__
+plan = memplan.plan("examples/transformer_layer.json")
+assert plan.peak == 402653184 and plan.check(), plan.peak
+memplan.html(plan, sys.argv[1])
+print(f"the sdist's package: {memplan.__file__}, peak {plan.peak}")
+EOF
+node tests/browser/standalone-open.mjs "$py/sdist/plan.html" transformer
 
 skipped=$(sort -u "$MEMPLAN_SKIPS" | wc -l)
 if [[ $skipped -gt 0 ]]; then
