@@ -3,8 +3,8 @@
 # shared corpus (it fails if any plan fails the checker); the wasm build and the
 # wasm API tests; the real-browser tests of the page in headless Chromium; the
 # Python package: its manylinux wheels and sdist (./build.sh wheels), the x86_64 wheel
-# in a fresh venv with its pytest tests, the aarch64 wheel under qemu-user, and the
-# sdist built and installed by pip.
+# in a fresh venv with its pytest tests (a notebook among them), the aarch64 wheel
+# under qemu-user, and the sdist built and installed by pip.
 #
 # The shared corpus (real models, MiniMalloc instances, NPU cases, PyTorch
 # snapshots) is looked for at $MEMPLAN_CORPUS, else ../shared/corpus. Without it,
@@ -82,9 +82,12 @@ py=target/python
 "$py/build/bin/abi3audit" --strict --summary dist/memplan-*.whl
 
 echo "== Python package: the x86_64 wheel, installed into a fresh venv, and its tests"
+# with the notebook's packages: test_notebook.py runs examples/memplan.ipynb in a kernel
+# of this venv and opens it, converted to HTML, in Chromium (about 15 s)
 rm -rf "$py/venv"
 python3 -m venv "$py/venv"
-"$py/venv/bin/pip" install --quiet --disable-pip-version-check dist/memplan-*manylinux*_x86_64.whl pytest
+"$py/venv/bin/pip" install --quiet --disable-pip-version-check dist/memplan-*manylinux*_x86_64.whl \
+    pytest nbclient ipykernel nbconvert
 "$py/venv/bin/pytest" -q -p no:cacheprovider crates/python/tests
 
 echo "== Python package: the aarch64 wheel under emulation (qemu-user, Debian's arm64 CPython)"
