@@ -5,8 +5,90 @@
 #   ./build.sh          build
 #   ./build.sh serve    build, then serve the repo root on 127.0.0.1:${PORT:-8000}
 #   ./build.sh tools    only install what the build needs (./test.sh runs it first)
+#   ./build.sh wheels   the Python package into dist/: an abi3 wheel for linux x86_64
+#                       and one for aarch64, both manylinux2014, and the sdist; builds
+#                       the page first when it is not built (the wheels embed it)
 set -euo pipefail
 cd "$(dirname "$0")"
+mode=${1:-}
+
+# The page is built when every file www/site.txt lists (but the optional `?` lines) is
+# there.
+page_built() {
+    local line
+    while read -r line; do
+        [[ -z "$line" || "$line" == \#* || "$line" == \?* ]] && continue
+        [[ -f "$line" ]] || return 1
+    done <www/site.txt
+}
+
+# `./build.sh wheels`: the wheels cross-compile with zig as the linker (PyPI's
+# ziglang, in the build venv target/python/build), which links against glibc 2.17's
+# symbols, so one build machine makes manylinux2014 wheels for both architectures
+# without docker (see docs/python.md). auditwheel confirms each tag and twine checks
+# the metadata of every file.
+wheels() {
+    local venv=target/python/build line
+    [[ -x "$venv/bin/pip" ]] || python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check \
+        "maturin>=1.9,<2" "ziglang==0.17.1" "auditwheel>=6,<7" "twine>=6" abi3audit
+    local arches=(x86_64 aarch64) arch
+    for arch in "${arches[@]}"; do
+        if ! rustup target list --installed | grep -qx "$arch-unknown-linux-gnu"; then
+            rustup target add "$arch-unknown-linux-gnu"
+        fi
+    done
+    mkdir -p dist
+    rm -f dist/memplan-*
+    local start
+    for arch in "${arches[@]}"; do
+        echo "== wheel for linux $arch (manylinux2014, zig)"
+        start=$SECONDS
+        # maturin finds zig through the venv's python (-m ziglang)
+        PATH="$PWD/$venv/bin:$PATH" "$venv/bin/maturin" build --release --quiet -m crates/python/Cargo.toml \
+            --zig --target "$arch-unknown-linux-gnu" --compatibility manylinux2014 --out dist
+        echo "(built in $((SECONDS - start)) s)"
+    done
+    echo "== sdist"
+    # (without cargo's note, for each workspace crate it lists, that it names no homepage)
+    "$venv/bin/maturin" sdist -m crates/python/Cargo.toml --out dist 2>&1 | grep -vE \
+        '^(From `cargo package --list|warning: manifest has no documentation|  \||  = note: see https://doc.rust-lang.org/cargo/reference/manifest.html#package-metadata)'
+    local sdist=(dist/memplan-*.tar.gz) missing=()
+    # the sdist must hold the page, or a module built from it has none
+    local listed top line
+    listed=$(tar tzf "${sdist[0]}")
+    top=$(basename "${sdist[0]}" .tar.gz)
+    while read -r line; do
+        [[ -z "$line" || "$line" == \#* || "$line" == \?* ]] && continue
+        grep -qxF "$top/$line" <<<"$listed" || missing+=("$line")
+    done <www/site.txt
+    if [[ ${#missing[@]} -gt 0 ]]; then
+        echo "build.sh: the sdist lacks the page's ${missing[*]}" >&2
+        exit 1
+    fi
+    "$venv/bin/twine" check --strict dist/memplan-*
+    # auditwheel reads the module's symbols: the tag it finds must be the file's
+    local file shown tag summary=()
+    for file in dist/memplan-*.whl; do
+        shown=$("$venv/bin/auditwheel" show "$file")
+        echo "$shown"
+        tag=$(sed -n 's/^"\(manylinux[^"]*\)"\.$/\1/p' <<<"$shown" | head -1)
+        if [[ -z "$tag" || "$(basename "$file")" != *".$tag.whl" ]]; then
+            echo "build.sh: auditwheel finds ${tag:-no manylinux tag} for $(basename "$file")" >&2
+            exit 1
+        fi
+        summary+=("$(basename "$file"): $(stat -c %s "$file") bytes, auditwheel: $tag")
+    done
+    summary+=("$(basename "${sdist[0]}"): $(stat -c %s "${sdist[0]}") bytes, the sdist (the page's files in it)")
+    echo "== dist/"
+    printf '%s\n' "${summary[@]}"
+}
+
+if [[ "$mode" == wheels ]] && page_built; then
+    echo "the page is built (www/site.txt's files are there); building the wheels"
+    wheels
+    exit 0
+fi
 
 target=wasm32-unknown-unknown
 
@@ -27,7 +109,7 @@ fi
 if [[ ! -x node_modules/.bin/wasm-opt ]]; then
     npm ci --no-audit --no-fund
 fi
-if [[ "${1:-}" == "tools" ]]; then
+if [[ "$mode" == "tools" ]]; then
     exit 0
 fi
 
@@ -72,6 +154,9 @@ for file in "${gallery[@]}"; do
 done
 echo "gallery: $copied of ${#gallery[@]} corpus files copied into www/gallery"
 
-if [[ "${1:-}" == "serve" ]]; then
+if [[ "$mode" == "serve" ]]; then
     exec node www/serve.mjs "${PORT:-8000}"
+fi
+if [[ "$mode" == "wheels" ]]; then
+    wheels
 fi

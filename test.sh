@@ -2,7 +2,9 @@
 # Runs every test: Rust unit, integration and property tests; the benchmark over the
 # shared corpus (it fails if any plan fails the checker); the wasm build and the
 # wasm API tests; the real-browser tests of the page in headless Chromium; the
-# Python package's wheel, installed into a fresh venv, and its pytest tests.
+# Python package: its manylinux wheels and sdist (./build.sh wheels), the x86_64 wheel
+# in a fresh venv with its pytest tests (a notebook among them), the aarch64 wheel
+# under qemu-user, and the sdist built and installed by pip.
 #
 # The shared corpus (real models, MiniMalloc instances, NPU cases, PyTorch
 # snapshots) is looked for at $MEMPLAN_CORPUS, else ../shared/corpus. Without it,
@@ -70,18 +72,50 @@ for t in tests/browser/*.test.mjs; do
     node "$t"
 done
 
-echo "== Python package: the wheel, installed into a fresh venv, and its tests"
+echo "== Python package: the wheels and the sdist (./build.sh wheels, into dist/)"
+# an abi3 manylinux2014 wheel for x86_64 and one for aarch64 (cross-linked with zig),
+# the sdist; auditwheel shows each tag and twine checks each file (two release builds:
+# 6 min 23 s from cold on 2 cores, 90 s each with crates.io's crates compiled)
+./build.sh wheels
 py=target/python
-rm -rf "$py"
-python3 -m venv "$py/build"
-"$py/build/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.9,<2" abi3audit
-"$py/build/bin/maturin" build --release --quiet -m crates/python/Cargo.toml --out "$py/wheels"
-# the wheel claims CPython 3.9 and later: its module may use only the stable ABI of 3.9
-"$py/build/bin/abi3audit" --strict --summary "$py"/wheels/memplan-*.whl
+# the wheels claim CPython 3.9 and later: their module may use only the stable ABI of 3.9
+"$py/build/bin/abi3audit" --strict --summary dist/memplan-*.whl
+
+echo "== Python package: the x86_64 wheel, installed into a fresh venv, and its tests"
+# with the notebook's packages: test_notebook.py runs examples/memplan.ipynb in a kernel
+# of this venv and opens it, converted to HTML, in Chromium (about 15 s)
+rm -rf "$py/venv"
 python3 -m venv "$py/venv"
-"$py/venv/bin/pip" install --quiet --disable-pip-version-check "$py"/wheels/memplan-*.whl pytest
-echo "wheel: $(basename "$py"/wheels/memplan-*.whl), $(stat -c %s "$py"/wheels/memplan-*.whl) bytes"
+"$py/venv/bin/pip" install --quiet --disable-pip-version-check dist/memplan-*manylinux*_x86_64.whl \
+    pytest nbclient ipykernel nbconvert
 "$py/venv/bin/pytest" -q -p no:cacheprovider crates/python/tests
+
+echo "== Python package: the aarch64 wheel under emulation (qemu-user, Debian's arm64 CPython)"
+# about 10 s: apt fetches qemu-user-static and the arm64 interpreter's packages once
+# (7 MB), then the plans, the snapshot and the HTML take 2 s under qemu, compared with
+# the x86_64 wheel's; where qemu cannot be had it says so in one line (SKIPPED)
+crates/python/tests/aarch64.sh dist/memplan-*manylinux*_aarch64.whl "$py/venv/bin/python"
+
+echo "== Python package: the sdist, built by pip in a fresh venv"
+# pip builds the module from the sdist with cargo: a third release build, 2 min 16 s
+# on 2 cores (CARGO_TARGET_DIR=target: what target/release already holds of the
+# crates.io dependencies is reused; the workspace's crates, unpacked elsewhere, build
+# again).
+# The installed package must plan, and write a view that draws: the page came with
+# the sdist.
+rm -rf "$py/sdist"
+python3 -m venv "$py/sdist"
+CARGO_TARGET_DIR="$PWD/target" "$py/sdist/bin/pip" install --quiet --disable-pip-version-check dist/memplan-*.tar.gz
+"$py/sdist/bin/python" - "$py/sdist/plan.html" <<'EOF'
+import sys
+import memplan
+assert "site-packages" in memplan.__file__, memplan.__file__
+plan = memplan.plan("examples/transformer_layer.json")
+assert plan.peak == 402653184 and plan.check(), plan.peak
+memplan.html(plan, sys.argv[1])
+print(f"the sdist's package: {memplan.__file__}, peak {plan.peak}")
+EOF
+node tests/browser/standalone-open.mjs "$py/sdist/plan.html" transformer
 
 skipped=$(sort -u "$MEMPLAN_SKIPS" | wc -l)
 if [[ $skipped -gt 0 ]]; then

@@ -2,14 +2,15 @@
 # The Python package's figures (docs/python.md): the wheel's size, the time of
 # `import memplan`, and memplan.snapshot and memplan.html on the corpus's largest
 # PyTorch snapshot, from its path and from the live dict. Prints a markdown table.
-#   bench/python.sh   (needs the wheel test.sh builds, in target/python, and the corpus)
+#   bench/python.sh   (needs the x86_64 wheel in dist/ and the venv test.sh installs it
+#                      into, target/python/venv, and the corpus)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus=${MEMPLAN_CORPUS:-../shared/corpus}
 venv=target/python/venv
-wheel=$(ls target/python/wheels/memplan-*.whl 2>/dev/null | head -1 || true)
+wheel=$(ls dist/memplan-*manylinux*_x86_64.whl 2>/dev/null | head -1 || true)
 if [[ -z "$wheel" || ! -x "$venv/bin/python" ]]; then
-    echo "python.sh: no wheel in target/python: run ./test.sh (or its Python step) first" >&2
+    echo "python.sh: no x86_64 wheel in dist/ or no venv in target/python: run ./test.sh (or its Python steps) first" >&2
     exit 1
 fi
 snap="$corpus/torch/llama_generate_long.pickle"
