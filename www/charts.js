@@ -51,12 +51,40 @@ export function zoomed() {
 /** Draws every visible chart now, timing each as a `memplan:draw:<canvas id>` performance measure. */
 export function drawAll() {
   const highlight = hooks.highlight();
+  for (const chart of charts.values()) drawOne(chart, highlight);
+}
+
+/** Draws `chart` if it is on show (the `memplan:draw:ID` performance measure). */
+function drawOne(chart, highlight) {
+  if (chart.canvas.offsetParent === null) return;
+  const scale = fitCanvas(chart.canvas);
+  const started = performance.now();
+  frames.set(chart.canvas.id, chart.draw(scale, highlight ?? undefined, zoom[chart.group]));
+  performance.measure(`memplan:draw:${chart.canvas.id}`, { start: started });
+}
+
+/** {@link drawAll}, one chart per task: between two charts the page answers what waits (a click, a key), unless `stale()` then says a newer plan came (the rest is left to it). */
+export async function drawEach(stale) {
+  const highlight = hooks.highlight();
+  for (const chart of [...charts.values()]) {
+    if (stale()) return;
+    drawOne(chart, highlight);
+    await new Promise((done) => setTimeout(done, 0));
+  }
+}
+
+/** {@link redraw} only if a chart on show is drawn at another size than its box has now (or not drawn): a resize of the page that moved no chart redraws nothing, which on a plan of a million tensors is a long task saved. */
+export function redrawIfResized() {
+  const scale = window.devicePixelRatio || 1;
   for (const chart of charts.values()) {
-    if (chart.canvas.offsetParent === null) continue;
-    const scale = fitCanvas(chart.canvas);
-    const started = performance.now();
-    frames.set(chart.canvas.id, chart.draw(scale, highlight ?? undefined, zoom[chart.group]));
-    performance.measure(`memplan:draw:${chart.canvas.id}`, { start: started });
+    const c = chart.canvas;
+    if (c.offsetParent === null) continue;
+    const { width, height } = c.getBoundingClientRect();
+    const fits = c.width === Math.max(1, Math.round(width * scale)) && c.height === Math.max(1, Math.round(height * scale));
+    if (!fits || !frames.has(c.id)) {
+      redraw();
+      return;
+    }
   }
 }
 
@@ -66,7 +94,10 @@ export function redraw() {
   pending = true;
   requestAnimationFrame(() => {
     pending = false;
-    hooks.draw ? hooks.draw() : drawAll();
+    // a large plan: one chart per task (see drawEach)
+    if (hooks.large?.()) drawEach(() => false).catch((e) => hooks.failed?.(e));
+    else if (hooks.draw) hooks.draw();
+    else drawAll();
   });
 }
 

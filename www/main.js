@@ -218,19 +218,33 @@ async function replan(selected = state.selected) {
   alignInput.removeAttribute('aria-invalid');
   capacityInput.removeAttribute('aria-invalid');
   ui.clearError(errorBox);
-  draw();
+  // a large plan's charts are drawn one per task, the page answering between them
+  if (state.largePlan && state.mode !== 'npu') {
+    await charts.drawEach(() => token !== planToken).catch((e) => guarded('Could not draw the charts', () => { throw e; }));
+  } else draw();
   remember();
 }
 
-/** Shows the worker's packed plan reports of the graph: the page's wasm keeps them, the rest of the page reads their summaries. Between the two reports of a large plan the page answers what waits (a click, a key), unless `stale()` then says a newer plan came: answers whether it showed this one. */
+/** Shows the worker's packed plan reports of the graph: the page's wasm keeps them, the rest of the page reads their summaries (without the tensors and the live-bytes profile, which stay in the wasm). After each report of a large plan, and before it is drawn, the page answers what waits (a click, a key), unless `stale()` then says a newer plan came: answers whether it showed this one. */
 async function showPlan({ report, compare, snapshot = null }, stale) {
-  state.drawing.setPacked(0, report);
-  if (report.byteLength > LARGE_REPORT) {
+  const large = report.byteLength > LARGE_REPORT;
+  const breathe = async () => {
+    if (!large) return true;
     await new Promise((done) => setTimeout(done, 0));
-    if (stale()) return false;
-  }
-  if (compare) state.drawing.setPacked(1, compare);
-  else state.drawing.clear(1);
+    return !stale();
+  };
+  // a large report: unpacked, then indexed, each in a task of its own
+  state.drawing.setPacked(0, report, large);
+  if (!await breathe()) return false;
+  state.drawing.buildIndex(0);
+  if (!await breathe()) return false;
+  if (compare) {
+    state.drawing.setPacked(1, compare, large);
+    if (!await breathe()) return false;
+    state.drawing.buildIndex(1);
+    if (!await breathe()) return false;
+  } else state.drawing.clear(1);
+  state.largePlan = large;
   const summary = (slot) => JSON.parse(state.drawing.summary(slot));
   const main = summary(0);
   // a snapshot: its summary, and room on the live-bytes chart for the reserved curve
@@ -239,7 +253,7 @@ async function showPlan({ report, compare, snapshot = null }, stale) {
   graph.show(state, main, compare ? summary(1) : null, wasm.formatSize);
   if (state.snapshotSummary) snapshotView.showSummary(state.snapshotSummary, main, wasm.formatSize);
   teach.planned(main.handle, state.drawing);
-  return true;
+  return breathe();
 }
 
 /** Makes the live-bytes chart's axis reach the snapshot's reserved peak, its failed request and a replay's peak. */
@@ -507,7 +521,11 @@ async function setup() {
   compareSelect.replaceChildren(new Option('none', ''), ...state.strategies.map(({ name }) => new Option(name, name)));
   galleryBox.replaceChildren(...ui.galleryButtons(GALLERY));
   showStrategyAbout();
-  charts.configure({ select, highlight: () => state.selected, changed: () => {}, draw });
+  charts.configure({
+    select, highlight: () => state.selected, changed: () => {}, draw,
+    large: () => Boolean(state.largePlan && state.report && state.mode !== 'npu'),
+    failed: (e) => guarded('Could not draw the charts', () => { throw e; }),
+  });
   charts.wireDragging();
   write.setup({
     open: (blob, name, origin, failed, options) => load(blob, name, origin, options ?? typedOptions(), failed),
@@ -565,7 +583,8 @@ async function setup() {
     if (e.key === 'Escape' && state.selected !== null) select(null);
   });
   wireDrop();
-  new ResizeObserver(() => charts.redraw()).observe(document.querySelector('main'));
+  // a large plan is redrawn only when a chart's size changed (see redrawIfResized)
+  new ResizeObserver(() => (state.largePlan ? charts.redrawIfResized() : charts.redraw())).observe(document.querySelector('main'));
 
   if (standalone) {
     // one self-contained file (www/standalone.js): its own file, with the view it was written with

@@ -63,16 +63,6 @@ function stepIndex(tensors) {
   return index;
 }
 
-/** Bytes alive at `step` in a profile of [step, bytes] changes. */
-export function liveAt(profile, step) {
-  let bytes = 0;
-  for (const [s, b] of profile) {
-    if (s > step) break;
-    bytes = b;
-  }
-  return bytes;
-}
-
 /** The residency of an NPU level chart under CSS pixel (x, y), or null. */
 export function residencyAt(frame, residencies, x, y) {
   return tensorAt(frame, residencies, x, y);

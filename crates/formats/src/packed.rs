@@ -1,26 +1,40 @@
 //! Plan reports packed for the hand-off from the worker to the page: a JSON head
-//! (the report with an empty tensor list, and `plan.placed` counting the tensors)
-//! and the tensors as little-endian records, so that the page reads a million
-//! tensors without parsing 160 MB of JSON.
+//! (the report with empty tensor and profile lists, and `plan.placed` counting the
+//! tensors), the live-bytes profile and the tensors as little-endian records, so
+//! that the page reads a million tensors, and a trace's profile of a million
+//! changes, without parsing (or, in the page's code, holding) 160 MB of JSON.
 //!
-//! Layout: `MPK1`, the head's length (u32) and the head, the tensor count (u32),
-//! then per tensor: id (u32), size (u64), start (u32), end (u32), offset (u64),
-//! pool (u32), the name's length in bytes (u32) and the name (UTF-8).
+//! Layout: `MPK2`, the head's length (u32) and the head; the profile's length (u32)
+//! and per change: step (u32), bytes (u64); the tensor count (u32), then per
+//! tensor: id (u32), size (u64), start (u32), end (u32), offset (u64), pool (u32),
+//! the name's length in bytes (u32) and the name (UTF-8).
 
 use memplan::plan::Placement;
 
-const MAGIC: &[u8; 4] = b"MPK1";
+const MAGIC: &[u8; 4] = b"MPK2";
+
+/// Bytes of a profile change.
+const CHANGE: usize = 4 + 8;
+
+/// What [`unpack`] reads: the head (JSON text), the profile and the tensors.
+pub type Unpacked<'a> = (&'a str, Vec<(u32, u64)>, Vec<Placement>);
 
 /// Bytes of a record besides the name.
 const FIXED: usize = 4 + 8 + 4 + 4 + 8 + 4 + 4;
 
-/// `head` (JSON text) and `tensors`, packed.
-pub fn pack(head: &str, tensors: &[Placement]) -> Vec<u8> {
+/// `head` (JSON text), `profile` and `tensors`, packed.
+pub fn pack(head: &str, profile: &[(u32, u64)], tensors: &[Placement]) -> Vec<u8> {
     let names: usize = tensors.iter().map(|t| t.name.len()).sum();
-    let mut out = Vec::with_capacity(12 + head.len() + FIXED * tensors.len() + names);
+    let records = CHANGE * profile.len() + FIXED * tensors.len() + names;
+    let mut out = Vec::with_capacity(16 + head.len() + records);
     out.extend_from_slice(MAGIC);
     put_len(&mut out, head.len());
     out.extend_from_slice(head.as_bytes());
+    put_len(&mut out, profile.len());
+    for &(step, bytes) in profile {
+        out.extend_from_slice(&step.to_le_bytes());
+        out.extend_from_slice(&bytes.to_le_bytes());
+    }
     put_len(&mut out, tensors.len());
     for t in tensors {
         out.extend_from_slice(&t.id.to_le_bytes());
@@ -40,14 +54,25 @@ fn put_len(out: &mut Vec<u8>, len: usize) {
     out.extend_from_slice(&len.to_le_bytes());
 }
 
-/// The head (JSON text) and the tensors of `bytes`, or what is wrong with them.
-pub fn unpack(bytes: &[u8]) -> Result<(&str, Vec<Placement>), String> {
+/// The head (JSON text), the profile and the tensors of `bytes`, or what is wrong
+/// with them.
+pub fn unpack(bytes: &[u8]) -> Result<Unpacked<'_>, String> {
     let mut r = Reader { bytes, at: 0 };
     if r.take(4)? != MAGIC {
         return Err("not a packed plan report".into());
     }
     let len = r.u32()? as usize;
     let head = std::str::from_utf8(r.take(len)?).map_err(|_| "the report head is not UTF-8")?;
+    let changes = r.u32()? as usize;
+    if changes > (bytes.len() - r.at) / CHANGE {
+        return Err(format!(
+            "{changes} profile changes cannot fit in the packed report"
+        ));
+    }
+    let mut profile = Vec::with_capacity(changes);
+    for _ in 0..changes {
+        profile.push((r.u32()?, r.u64()?));
+    }
     let count = r.u32()? as usize;
     // every record takes FIXED bytes at least: a count beyond that is a lie
     if count > (bytes.len() - r.at) / FIXED {
@@ -71,7 +96,7 @@ pub fn unpack(bytes: &[u8]) -> Result<(&str, Vec<Placement>), String> {
     if r.at != bytes.len() {
         return Err("bytes left after the last tensor".into());
     }
-    Ok((head, tensors))
+    Ok((head, profile, tensors))
 }
 
 struct Reader<'a> {
@@ -121,25 +146,32 @@ mod tests {
     #[test]
     fn a_report_comes_back_as_it_went() {
         let tensors = vec![tensor(0, "x"), tensor(5, ""), tensor(9, "<img src=x> ünï")];
-        let bytes = pack(r#"{"a": 1}"#, &tensors);
-        let (head, back) = unpack(&bytes).unwrap();
+        let profile = vec![(0, 5), (3, u64::MAX), (u32::MAX, 0)];
+        let bytes = pack(r#"{"a": 1}"#, &profile, &tensors);
+        let (head, changes, back) = unpack(&bytes).unwrap();
         assert_eq!(head, r#"{"a": 1}"#);
+        assert_eq!(changes, profile);
         assert_eq!(back, tensors);
     }
 
     #[test]
     fn every_truncation_and_a_lying_count_are_errors() {
-        let bytes = pack("{}", &[tensor(1, "name"), tensor(2, "other")]);
+        let bytes = pack("{}", &[(1, 2)], &[tensor(1, "name"), tensor(2, "other")]);
         for cut in 0..bytes.len() {
             assert!(unpack(&bytes[..cut]).is_err(), "cut at {cut}");
         }
         let mut extra = bytes.clone();
         extra.push(0);
         assert!(unpack(&extra).is_err());
-        let mut lying = bytes.clone();
-        let at = 4 + 4 + 2;
-        lying[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(unpack(&lying).unwrap_err().contains("cannot fit"));
+        // a lying profile length, then a lying tensor count
+        for at in [4 + 4 + 2, 4 + 4 + 2 + 4 + CHANGE] {
+            let mut lying = bytes.clone();
+            lying[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+            assert!(
+                unpack(&lying).unwrap_err().contains("cannot fit"),
+                "at {at}"
+            );
+        }
         let mut magic = bytes;
         magic[0] = b'X';
         assert!(unpack(&magic).is_err());

@@ -82,26 +82,58 @@ impl Drawing {
     }
 
     /// Keeps the report `packed` (as `Session.planPacked` makes it) for drawing in
-    /// `slot` (0, 1 or 2).
+    /// `slot` (0, 1 or 2), with its step index, or (`later`) without: then
+    /// [`Drawing::build_index`] or the first drawing of the slot makes it, so that a
+    /// page can answer between the two on a report of a million tensors.
     #[wasm_bindgen(js_name = setPacked)]
-    pub fn set_packed(&mut self, slot: u8, packed: &[u8]) -> Result<(), Thrown> {
+    pub fn set_packed(
+        &mut self,
+        slot: u8,
+        packed: &[u8],
+        later: Option<bool>,
+    ) -> Result<(), Thrown> {
+        let at = slot;
         let slot = slot_index(Some(slot))?;
-        let (head, tensors) = packed::unpack(packed).map_err(|e| Thrown::new(&e))?;
+        let (head, profile, tensors) = packed::unpack(packed).map_err(|e| Thrown::new(&e))?;
         // as bytes: every JSON text the wasm reads goes through one reader (size)
         let mut report: PlanReport = serde_json::from_slice(head.as_bytes()).map_err(js_error)?;
         report.plan.tensors = tensors;
-        self.indexes[slot] = Some(self.index(&report.plan));
+        report.profile = profile;
+        self.indexes[slot] = None;
         self.reports[slot] = Some(Shown {
             report,
             head: head.to_string(),
         });
+        if later != Some(true) {
+            self.build_index(at)?;
+        }
         Ok(())
     }
 
-    /// The report in `slot` without its tensors, with `placed` counting them, as
-    /// JSON text: what the page's own code reads.
+    /// Makes the step index of the plan in `slot` (tensors by first step, for
+    /// zoomed redraws and hovering) if it is not made yet.
+    #[wasm_bindgen(js_name = buildIndex)]
+    pub fn build_index(&mut self, slot: u8) -> Result<(), Thrown> {
+        let slot = slot_index(Some(slot))?;
+        if self.indexes[slot].is_none() {
+            let index = self.index(&report(&self.reports, Some(slot as u8))?.plan);
+            self.indexes[slot] = Some(index);
+        }
+        Ok(())
+    }
+
+    /// The report in `slot` without its tensors and its profile, with `placed`
+    /// counting the tensors, as JSON text: what the page's own code reads.
     pub fn summary(&self, slot: u8) -> Result<String, Thrown> {
         Ok(shown(&self.reports, Some(slot))?.head.clone())
+    }
+
+    /// The bytes alive at `step` in the plan in `slot` (its profile, searched).
+    #[wasm_bindgen(js_name = liveAt)]
+    pub fn live_at(&self, slot: u8, step: u32) -> Result<f64, Thrown> {
+        let profile = &report(&self.reports, Some(slot))?.profile;
+        let k = profile.partition_point(|&(s, _)| s <= step);
+        Ok(k.checked_sub(1).map_or(0, |k| profile[k].1) as f64)
     }
 
     /// The tensor of the plan in `slot` whose box covers `step` and `bytes` of the
@@ -201,6 +233,7 @@ impl Drawing {
         window: JsValue,
         slot: Option<u8>,
     ) -> Result<JsValue, Thrown> {
+        self.build_index(slot.unwrap_or(0))?;
         let plan = &report(&self.reports, slot)?.plan;
         let slot = slot_index(slot)?;
         let index = self.indexes[slot].as_ref();

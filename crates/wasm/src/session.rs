@@ -280,15 +280,21 @@ impl Session {
 
 /// `report` packed for the page (see `formats::packed`) with `handle` in its head.
 pub(crate) fn pack_report(report: &mut PlanReport, handle: u32) -> Result<Vec<u8>, Thrown> {
-    // the head leaves the tensors to the records
+    // the head leaves the tensors and the profile to the records
     let tensors = std::mem::take(&mut report.plan.tensors);
+    let profile = std::mem::take(&mut report.profile);
     let head = to_json(&Head {
         report,
         handle,
         placed: Some(tensors.len()),
     });
     report.plan.tensors = tensors;
-    Ok(formats::packed::pack(&head?, &report.plan.tensors))
+    report.profile = profile;
+    Ok(formats::packed::pack(
+        &head?,
+        &report.profile,
+        &report.plan.tensors,
+    ))
 }
 
 /// The stem of file `name`, which names the graph.
