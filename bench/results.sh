@@ -4,7 +4,8 @@
 # Run it again to refresh the numbers; do not edit docs/results.md by hand.
 #   bench/results.sh [OUT]   (default docs/results.md; about 10 minutes on 2 cores)
 # Needs ../shared/corpus (or MEMPLAN_CORPUS). Optional sections, each said to be
-# skipped when it cannot run: the wasm modules and their benchmark (a page built
+# skipped when it cannot run: the scale benchmark (bench/snapshot_scale.sh: python3,
+# node, /usr/bin/time; about 5 minutes more, the 1 GB snapshot kept in /tmp); the wasm modules and their benchmark (a page built
 # by ./build.sh, and node), the page's timings (also Chromium at /usr/bin/chromium
 # and npm's playwright-core), the peers (OmniMalloc in target/peers-venv, which
 # bench/peers.sh installs).
@@ -105,6 +106,11 @@ run "PyTorch's caching allocator replayed under each snapshot's own settings (gp
 for model in "$corpus"/torch/onnx/*.onnx; do
     run "The ONNX export $(basename "$model")" text "$bin" plan "$model"
 done
+if command -v python3 >/dev/null && command -v node >/dev/null && [[ -x /usr/bin/time ]]; then
+    run "At scale: a 1 GB snapshot and a million buffers, each command as a whole" md bench/snapshot_scale.sh
+else
+    skipped "At scale: a 1 GB snapshot and a million buffers" "needs python3 (to write the snapshot), node and /usr/bin/time"
+fi
 
 say "" "## NPU scheduling"
 run "Every method on the public cases, beside the best published results" md \

@@ -79,11 +79,7 @@ fn a_part_of_a_trace_plans_checks_and_replays() {
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["valid"], true);
-    assert_eq!(
-        doc["snapshot"]["steps"], 100,
-        "{}",
-        doc["snapshot"]
-    );
+    assert_eq!(doc["snapshot"]["steps"], 100, "{}", doc["snapshot"]);
     let notes = doc["notes"].to_string();
     assert!(notes.contains("entries 100..200 of 257"), "{notes}");
     // the plan file of the part checks against the part
