@@ -4,7 +4,7 @@
 import * as ui from './ui.js';
 import * as snapshot from './snapshot.js';
 import { register, retain } from './charts.js';
-import { dataAt } from './render.js';
+import { dataAt, liveAt } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 const timeCanvas = $('time-address');
@@ -93,8 +93,8 @@ export function registerCharts(state, formatSize) {
     },
     hit: (frame, x, y) => stepAt(state, frame, x, y),
     describe: (step) => (state.snapshot
-      ? snapshot.stepDetails(step, state.drawing.liveAt(0, step), state.snapshot, formatSize)
-      : ui.stepDetails(step, state.drawing.liveAt(0, step), state.report.lower_bound, formatSize)),
+      ? snapshot.stepDetails(step, liveAt(state.profile, step), state.snapshot, formatSize)
+      : ui.stepDetails(step, liveAt(state.profile, step), state.report.lower_bound, formatSize)),
   });
 }
 

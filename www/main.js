@@ -6,6 +6,7 @@ import * as planner from './planner.js';
 import * as graph from './graph.js';
 import * as npu from './npu.js';
 import * as charts from './charts.js';
+import { packedProfile } from './render.js';
 import * as teach from './teach.js';
 import { FIRST, GALLERY, example } from './gallery.js';
 import { readGraph, readText, readView, unpackGraph, viewUrl } from './share.js';
@@ -233,15 +234,12 @@ async function showPlan({ report, compare, snapshot = null }, stale) {
     await new Promise((done) => setTimeout(done, 0));
     return !stale();
   };
-  // a large report: unpacked, then indexed, each in a task of its own
-  state.drawing.setPacked(0, report, large);
-  if (!await breathe()) return false;
-  state.drawing.buildIndex(0);
+  // a large report: each unpacked in a task of its own (indexed when first drawn)
+  state.drawing.setPacked(0, report);
+  state.profile = packedProfile(report);
   if (!await breathe()) return false;
   if (compare) {
-    state.drawing.setPacked(1, compare, large);
-    if (!await breathe()) return false;
-    state.drawing.buildIndex(1);
+    state.drawing.setPacked(1, compare);
     if (!await breathe()) return false;
   } else state.drawing.clear(1);
   state.largePlan = large;

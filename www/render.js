@@ -63,6 +63,29 @@ function stepIndex(tensors) {
   return index;
 }
 
+/** The live-bytes profile of a packed plan report (crates/formats/src/packed.rs: `MPK2`, the head's length and the head, then the profile's length and its records of step (u32) and bytes (u64), little-endian), copied out of `bytes`: `{ view, count }` for {@link liveAt}. */
+export function packedProfile(packed) {
+  const bytes = packed instanceof Uint8Array ? packed : new Uint8Array(packed);
+  const data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = 8 + data.getUint32(4, true);
+  const count = data.getUint32(at, true);
+  const records = bytes.slice(at + 4, at + 4 + 12 * count);
+  return { view: new DataView(records.buffer), count };
+}
+
+/** Bytes alive at `step` in a profile of {@link packedProfile} (searched: the last change at or before it). */
+export function liveAt(profile, step) {
+  if (!profile) return 0;
+  const { view, count } = profile;
+  let [lo, hi] = [0, count];
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (view.getUint32(12 * mid, true) <= step) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? 0 : Number(view.getBigUint64(12 * (lo - 1) + 4, true));
+}
+
 /** The residency of an NPU level chart under CSS pixel (x, y), or null. */
 export function residencyAt(frame, residencies, x, y) {
   return tensorAt(frame, residencies, x, y);

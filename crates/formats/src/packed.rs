@@ -63,21 +63,13 @@ pub fn unpack(bytes: &[u8]) -> Result<Unpacked<'_>, String> {
     }
     let len = r.u32()? as usize;
     let head = std::str::from_utf8(r.take(len)?).map_err(|_| "the report head is not UTF-8")?;
-    let changes = r.u32()? as usize;
-    if changes > (bytes.len() - r.at) / CHANGE {
-        return Err(format!(
-            "{changes} profile changes cannot fit in the packed report"
-        ));
-    }
+    let changes = r.count(CHANGE, "profile changes")?;
     let mut profile = Vec::with_capacity(changes);
     for _ in 0..changes {
         profile.push((r.u32()?, r.u64()?));
     }
-    let count = r.u32()? as usize;
     // every record takes FIXED bytes at least: a count beyond that is a lie
-    if count > (bytes.len() - r.at) / FIXED {
-        return Err(format!("{count} tensors cannot fit in the packed report"));
-    }
+    let count = r.count(FIXED, "tensors")?;
     let mut tensors = Vec::with_capacity(count);
     for _ in 0..count {
         let (id, size, start, end) = (r.u32()?, r.u64()?, r.u32()?, r.u32()?);
@@ -114,6 +106,16 @@ impl<'a> Reader<'a> {
         let out = &self.bytes[self.at..end];
         self.at = end;
         Ok(out)
+    }
+
+    /// A count of records of at least `each` bytes: one beyond what the bytes
+    /// left can hold is a lie.
+    fn count(&mut self, each: usize, what: &str) -> Result<usize, String> {
+        let n = self.u32()? as usize;
+        if n > (self.bytes.len() - self.at) / each {
+            return Err(format!("{n} {what} cannot fit in the packed report"));
+        }
+        Ok(n)
     }
 
     fn u32(&mut self) -> Result<u32, String> {

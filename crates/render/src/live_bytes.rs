@@ -125,7 +125,10 @@ const KEPT: usize = 6;
 /// the same line; a plan of a million tensors has hundreds of thousands of corners
 /// across a thousand columns.
 fn per_column(points: Vec<(f64, u64)>, (x0, x1): (f64, f64), columns: usize) -> Vec<(f64, u64)> {
-    if columns == 0 || points.len() <= KEPT * columns || x1 <= x0 {
+    // a chart not laid out yet has no column: one, so that a long profile is never
+    // drawn whole (millions of corners filled on a pixel, seconds of it)
+    let columns = columns.max(1);
+    if points.len() <= KEPT * columns || x1 <= x0 {
         return points;
     }
     let column = |x: f64| {
@@ -281,6 +284,18 @@ mod tests {
                 "{profile:?} over {steps} steps, {window:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_chart_without_columns_still_keeps_a_column_of_points() {
+        // a canvas not laid out yet: a million corners must not all be drawn
+        let points: Vec<(f64, u64)> = (0..1_000_000u32)
+            .map(|i| (f64::from(i), u64::from(i % 7)))
+            .collect();
+        let kept = per_column(points, (0.0, 1_000_000.0), 0);
+        assert!(kept.len() <= super::KEPT, "{} points kept", kept.len());
+        assert_eq!(kept.first().map(|p| p.0), Some(0.0));
+        assert_eq!(kept.last().map(|p| p.0), Some(999_999.0));
     }
 
     #[test]

@@ -21,6 +21,17 @@ struct Shown {
 }
 
 impl Drawing {
+    /// The index of `slot`, its step index made if it is not yet (the first
+    /// drawing or hover after `setPacked` makes it).
+    fn indexed(&mut self, slot: Option<u8>) -> Result<usize, Thrown> {
+        let at = slot_index(slot)?;
+        if self.indexes[at].is_none() {
+            let index = self.index(&report(&self.reports, slot)?.plan);
+            self.indexes[at] = Some(index);
+        }
+        Ok(at)
+    }
+
     /// The step index of `plan` under the current colour keys; a tensor without a
     /// key keeps its pool's colour.
     fn index(&self, plan: &Plan) -> StepIndex {
@@ -82,17 +93,11 @@ impl Drawing {
     }
 
     /// Keeps the report `packed` (as `Session.planPacked` makes it) for drawing in
-    /// `slot` (0, 1 or 2), with its step index, or (`later`) without: then
-    /// [`Drawing::build_index`] or the first drawing of the slot makes it, so that a
-    /// page can answer between the two on a report of a million tensors.
+    /// `slot` (0, 1 or 2). Its step index is made by its first drawing (see
+    /// `index_of`), so that a page can answer between the two on a report of a
+    /// million tensors.
     #[wasm_bindgen(js_name = setPacked)]
-    pub fn set_packed(
-        &mut self,
-        slot: u8,
-        packed: &[u8],
-        later: Option<bool>,
-    ) -> Result<(), Thrown> {
-        let at = slot;
+    pub fn set_packed(&mut self, slot: u8, packed: &[u8]) -> Result<(), Thrown> {
         let slot = slot_index(Some(slot))?;
         let (head, profile, tensors) = packed::unpack(packed).map_err(|e| Thrown::new(&e))?;
         // as bytes: every JSON text the wasm reads goes through one reader (size)
@@ -104,45 +109,24 @@ impl Drawing {
             report,
             head: head.to_string(),
         });
-        if later != Some(true) {
-            self.build_index(at)?;
-        }
-        Ok(())
-    }
-
-    /// Makes the step index of the plan in `slot` (tensors by first step, for
-    /// zoomed redraws and hovering) if it is not made yet.
-    #[wasm_bindgen(js_name = buildIndex)]
-    pub fn build_index(&mut self, slot: u8) -> Result<(), Thrown> {
-        let slot = slot_index(Some(slot))?;
-        if self.indexes[slot].is_none() {
-            let index = self.index(&report(&self.reports, Some(slot as u8))?.plan);
-            self.indexes[slot] = Some(index);
-        }
         Ok(())
     }
 
     /// The report in `slot` without its tensors and its profile, with `placed`
-    /// counting the tensors, as JSON text: what the page's own code reads.
+    /// counting the tensors, as JSON text: what the page's own code reads (it
+    /// reads the profile from the packed bytes).
     pub fn summary(&self, slot: u8) -> Result<String, Thrown> {
         Ok(shown(&self.reports, Some(slot))?.head.clone())
-    }
-
-    /// The bytes alive at `step` in the plan in `slot` (its profile, searched).
-    #[wasm_bindgen(js_name = liveAt)]
-    pub fn live_at(&self, slot: u8, step: u32) -> Result<f64, Thrown> {
-        let profile = &report(&self.reports, Some(slot))?.profile;
-        let k = profile.partition_point(|&(s, _)| s <= step);
-        Ok(k.checked_sub(1).map_or(0, |k| profile[k].1) as f64)
     }
 
     /// The tensor of the plan in `slot` whose box covers `step` and `bytes` of the
     /// time-by-address chart (a placement: id, name, size, start, end, offset,
     /// pool), or null.
     #[wasm_bindgen(js_name = tensorAt)]
-    pub fn tensor_at(&self, slot: u8, step: f64, bytes: f64) -> Result<JsValue, Thrown> {
+    pub fn tensor_at(&mut self, slot: u8, step: f64, bytes: f64) -> Result<JsValue, Thrown> {
+        let at = self.indexed(Some(slot))?;
         let plan = &report(&self.reports, Some(slot))?.plan;
-        let found = self.indexes[slot_index(Some(slot))?]
+        let found = self.indexes[at]
             .as_ref()
             .and_then(|index| index.at(step, bytes));
         found.map_or(Ok(JsValue::NULL), |i| to_js(&plan.tensors[i]))
@@ -233,22 +217,16 @@ impl Drawing {
         window: JsValue,
         slot: Option<u8>,
     ) -> Result<JsValue, Thrown> {
-        self.build_index(slot.unwrap_or(0))?;
+        let at = self.indexed(slot)?;
         let plan = &report(&self.reports, slot)?.plan;
-        let slot = slot_index(slot)?;
-        let index = self.indexes[slot].as_ref();
+        let index = self.indexes[at].as_ref();
         let mut view = view(scale, highlight.map(u64::from), window)?;
-        view.top = self.tops[slot];
+        view.top = self.tops[at];
         let paint = self.paint;
-        let frame = with_raster(
-            canvas,
-            &mut self.rasters[slot],
-            true,
-            |root, raster, put| {
-                let boxes = Boxes::Raster(raster, put);
-                render::time_address_painted(root, plan, index, &view, boxes, paint)
-            },
-        )?;
+        let frame = with_raster(canvas, &mut self.rasters[at], true, |root, raster, put| {
+            let boxes = Boxes::Raster(raster, put);
+            render::time_address_painted(root, plan, index, &view, boxes, paint)
+        })?;
         to_js(&frame)
     }
 
