@@ -43,7 +43,11 @@ row() {
     read -r wall kb <"$work/time"
     local made
     made=$(grep -m1 -E '^(plan|peak) ' "$work/out" | sed -E 's/^(plan|peak) +//; s/\|/\\|/g')
-    printf '| %s | `%s` | %.1f | %.0f | %s |\n' "$what" "${*/#$bin/memplan}" "$wall" "$((kb / 1024))" "$made"
+    # the command as a user would type it: memplan, and the files by their names
+    local shown="${*/#$bin/memplan}"
+    shown=${shown//$work\//}
+    shown=${shown//$(dirname "$out")\//}
+    printf '| %s | `%s` | %.1f | %.0f | %s |\n' "$what" "$shown" "$wall" "$((kb / 1024))" "$made"
 }
 
 mb=$(($(stat -c %s "$out") / 1000000))
