@@ -192,7 +192,7 @@ pub(crate) fn emit(to: Option<&str>, json: &str, text: impl FnOnce() -> String) 
 }
 
 /// [`emit`] of JSON that `write` writes as it is made, through a buffer.
-pub(crate) fn emit_with<E: std::error::Error + 'static>(
+pub(crate) fn emit_with<E: std::fmt::Display>(
     to: Option<&str>,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::result::Result<(), E>,
     text: impl FnOnce() -> String,
@@ -202,21 +202,19 @@ pub(crate) fn emit_with<E: std::error::Error + 'static>(
         print!("{}", text());
         return Ok(());
     };
-    let written = |path: &str, e: &dyn std::fmt::Display| format!("cannot write {path}: {e}");
-    if to == "-" {
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        write(&mut out)?;
-        writeln!(out)?;
-        out.flush()?;
-        return Ok(());
-    }
-    let file = std::fs::File::create(to).map_err(|e| written(to, &e))?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
-    write(&mut out).map_err(|e| written(to, &e))?;
+    let written = |e: &dyn std::fmt::Display| format!("cannot write {to}: {e}");
+    let sink: Box<dyn Write> = match to {
+        "-" => Box::new(std::io::stdout().lock()),
+        path => Box::new(std::fs::File::create(path).map_err(|e| written(&e))?),
+    };
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, sink);
+    write(&mut out).map_err(|e| written(&e))?;
     writeln!(out)
         .and_then(|_| out.flush())
-        .map_err(|e| written(to, &e))?;
-    print!("{}", text());
+        .map_err(|e| written(&e))?;
+    if to != "-" {
+        print!("{}", text());
+    }
     Ok(())
 }
 
