@@ -1,7 +1,7 @@
 // The charts on the page: each is drawn by a session, hovered, clicked, zoomed and
 // panned the same way. A chart is `{ canvas, wrap, tip, group, zoomY, draw, hit, describe, idOf }`.
 
-import { fitCanvas, plotFraction } from './render.js';
+import { fitCanvas, fittedSize, plotFraction } from './render.js';
 import { FULL, isFull, pan, zoomAt } from './zoom.js';
 import { placeTooltip } from './ui.js';
 
@@ -75,13 +75,11 @@ export async function drawEach(stale) {
 
 /** {@link redraw} only if a chart on show is drawn at another size than its box has now (or not drawn): a resize of the page that moved no chart redraws nothing, which on a plan of a million tensors is a long task saved. */
 export function redrawIfResized() {
-  const scale = window.devicePixelRatio || 1;
   for (const chart of charts.values()) {
     const c = chart.canvas;
     if (c.offsetParent === null) continue;
-    const { width, height } = c.getBoundingClientRect();
-    const fits = c.width === Math.max(1, Math.round(width * scale)) && c.height === Math.max(1, Math.round(height * scale));
-    if (!fits || !frames.has(c.id)) {
+    const { width, height } = fittedSize(c);
+    if (c.width !== width || c.height !== height || !frames.has(c.id)) {
       redraw();
       return;
     }

@@ -221,12 +221,12 @@ async function replan(selected = state.selected) {
   ui.clearError(errorBox);
   // a large plan's charts are drawn one per task, the page answering between them
   if (state.largePlan && state.mode !== 'npu') {
-    await charts.drawEach(() => token !== planToken).catch((e) => guarded('Could not draw the charts', () => { throw e; }));
+    await charts.drawEach(() => token !== planToken).catch(drawFailed);
   } else draw();
   remember();
 }
 
-/** Shows the worker's packed plan reports of the graph: the page's wasm keeps them, the rest of the page reads their summaries (without the tensors and the live-bytes profile, which stay in the wasm). After each report of a large plan, and before it is drawn, the page answers what waits (a click, a key), unless `stale()` then says a newer plan came: answers whether it showed this one. */
+/** Shows the worker's packed plan reports of the graph: the page's wasm keeps them, the rest of the page reads their summaries (without the tensors, which stay in the wasm, and the live-bytes profile, which the hover reads from the packed bytes). After each report of a large plan, and before it is drawn, the page answers what waits (a click, a key), unless `stale()` then says a newer plan came: answers whether it showed this one. */
 async function showPlan({ report, compare, snapshot = null }, stale) {
   const large = report.byteLength > LARGE_REPORT;
   const breathe = async () => {
@@ -334,6 +334,11 @@ function restoreControls() {
 function draw() {
   if (!state.report) return;
   guarded('Could not draw the charts', () => charts.drawAll());
+}
+
+/** Shows the error (or panic) `e` of a drawing that ran apart from {@link draw}, as {@link draw} shows its own. */
+function drawFailed(e) {
+  guarded('Could not draw the charts', () => { throw e; });
 }
 
 /** Runs `run`, which calls into the page's wasm; an error or a panic (a bug) is shown under `title`, not thrown. */
@@ -522,7 +527,7 @@ async function setup() {
   charts.configure({
     select, highlight: () => state.selected, changed: () => {}, draw,
     large: () => Boolean(state.largePlan && state.report && state.mode !== 'npu'),
-    failed: (e) => guarded('Could not draw the charts', () => { throw e; }),
+    failed: drawFailed,
   });
   charts.wireDragging();
   write.setup({

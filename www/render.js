@@ -2,13 +2,17 @@
 
 /** Sizes `canvas`'s backing store to its CSS box times the device pixel ratio; returns the ratio. */
 export function fitCanvas(canvas) {
+  const { scale, width, height } = fittedSize(canvas);
+  if (canvas.width !== width) canvas.width = width;
+  if (canvas.height !== height) canvas.height = height;
+  return scale;
+}
+
+/** The device pixels `canvas` takes on the screen now, and the scale: what {@link fitCanvas} sizes it to. */
+export function fittedSize(canvas) {
   const scale = window.devicePixelRatio || 1;
   const { width, height } = canvas.getBoundingClientRect();
-  const w = Math.max(1, Math.round(width * scale));
-  const h = Math.max(1, Math.round(height * scale));
-  if (canvas.width !== w) canvas.width = w;
-  if (canvas.height !== h) canvas.height = h;
-  return scale;
+  return { scale, width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
 }
 
 /** The data point (step, bytes) under CSS pixel (x, y) of a chart, or null outside its plot. */

@@ -93,9 +93,9 @@ impl Drawing {
     }
 
     /// Keeps the report `packed` (as `Session.planPacked` makes it) for drawing in
-    /// `slot` (0, 1 or 2). Its step index is made by its first drawing (see
-    /// `index_of`), so that a page can answer between the two on a report of a
-    /// million tensors.
+    /// `slot` (0, 1 or 2). Its step index is made by its first drawing or hover
+    /// (see `indexed`), so that a page can answer between the two on a report of
+    /// a million tensors.
     #[wasm_bindgen(js_name = setPacked)]
     pub fn set_packed(&mut self, slot: u8, packed: &[u8]) -> Result<(), Thrown> {
         let slot = slot_index(Some(slot))?;
