@@ -7,7 +7,7 @@
 //! in `tests/data` and a hand-made trace run without the corpus.
 
 use memplan_formats::snapshot::{self, Snapshot};
-use memplan_torch::{replay, sweep, AllocConf, Start};
+use memplan_torch::{replay, sweep, AllocConf, Replay, Start};
 use std::path::Path;
 
 /// `gpt2_oom`'s cap: `set_per_process_memory_fraction` to 6 GiB (corpus README).
@@ -16,6 +16,19 @@ const GPT2_OOM_CAP: u64 = 6_442_450_944;
 fn open(path: &Path) -> Snapshot {
     snapshot::read(std::fs::read(path).unwrap(), None)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A snapshot of `tests/data`.
+fn data(name: &str) -> Snapshot {
+    open(&memplan_testkit::root().join("tests/data").join(name))
+}
+
+/// `snap` replayed under its recorded settings, every entry and block as recorded.
+fn replayed_exactly(snap: &Snapshot) -> Replay {
+    let r = replay(snap, None, None, None).unwrap();
+    let a = r.agreement.clone().unwrap();
+    assert!(a.exact(), "{a:?}");
+    r
 }
 
 fn cap_of(path: &Path) -> Option<u64> {
@@ -151,9 +164,8 @@ fn the_sweep_tries_each_setting_and_answers() {
 
 #[test]
 fn the_copy_in_tests_data_replays_exactly_without_the_corpus() {
-    let snap = open(&memplan_testkit::root().join("tests/data/mlp_train.pickle"));
-    let r = replay(&snap, None, None, None).unwrap();
-    assert!(r.agreement.clone().unwrap().exact());
+    let snap = data("mlp_train.pickle");
+    let r = replayed_exactly(&snap);
     assert_eq!(r.reserved_peak, 494_927_872, "torch's max_memory_reserved");
     // the reserved curve starts at entry 0 and changes at each pair
     assert_eq!(r.reserved[0].0, 0);
@@ -166,7 +178,7 @@ fn the_copy_in_tests_data_replays_exactly_without_the_corpus() {
 
 #[test]
 fn a_trace_of_overlapping_blocks_is_refused_with_its_entries() {
-    let snap = open(&memplan_testkit::root().join("tests/data/overlap.pickle"));
+    let snap = data("overlap.pickle");
     assert!(
         snap.notes
             .iter()
@@ -180,7 +192,7 @@ fn a_trace_of_overlapping_blocks_is_refused_with_its_entries() {
 
 #[test]
 fn settings_the_replay_cannot_model_are_refused() {
-    let snap = open(&memplan_testkit::root().join("tests/data/mlp_train.pickle"));
+    let snap = data("mlp_train.pickle");
     for conf in ["backend:cudaMallocAsync", "per_process_memory_fraction:0.5"] {
         let c = AllocConf::parse(conf).unwrap();
         let e = replay(&snap, Some(&c), None, None).unwrap_err().to_string();
@@ -194,7 +206,7 @@ fn settings_the_replay_cannot_model_are_refused() {
 /// failed request would have made a segment the recording never had.
 #[test]
 fn a_caught_out_of_memory_error_is_replayed_past() {
-    let snap = open(&memplan_testkit::root().join("tests/data/caught_oom.pickle"));
+    let snap = data("caught_oom.pickle");
     let capped = replay(&snap, None, Some(25 << 20), None).unwrap();
     assert_eq!(
         capped.oom.as_ref().map(|o| (o.entry, o.request)),
@@ -218,13 +230,11 @@ fn a_caught_out_of_memory_error_is_replayed_past() {
 /// under the recorded settings and under others.
 #[test]
 fn the_programs_own_empty_cache_is_replayed_where_it_was() {
-    let snap = open(&memplan_testkit::root().join("tests/data/empty_cache.pickle"));
-    let r = replay(&snap, None, None, None).unwrap();
-    let a = r.agreement.clone().unwrap();
-    assert!(a.exact(), "{a:?}");
+    let snap = data("empty_cache.pickle");
+    let r = replayed_exactly(&snap);
     assert_eq!(
         (
-            a.calls,
+            r.agreement.as_ref().unwrap().calls,
             r.reserved_at(4),
             r.reserved_at(5),
             r.reserved_at(9)
@@ -248,10 +258,8 @@ fn the_programs_own_empty_cache_is_replayed_where_it_was() {
 /// at its `free_completed`, and a stream never takes another stream's cached block.
 #[test]
 fn each_stream_keeps_its_own_cache() {
-    let snap = open(&memplan_testkit::root().join("tests/data/streams.pickle"));
-    let r = replay(&snap, None, None, None).unwrap();
-    let a = r.agreement.clone().unwrap();
-    assert!(a.exact(), "{a:?}");
+    let snap = data("streams.pickle");
+    let r = replayed_exactly(&snap);
     assert_eq!((r.reserved_peak, r.segments), (4 << 20, 2));
 }
 
@@ -261,10 +269,8 @@ fn each_stream_keeps_its_own_cache() {
 /// leaves alone.
 #[test]
 fn a_private_pool_is_kept_apart_and_never_emptied() {
-    let snap = open(&memplan_testkit::root().join("tests/data/edge_devices.pickle"));
-    let r = replay(&snap, None, None, None).unwrap();
-    let a = r.agreement.clone().unwrap();
-    assert!(a.exact(), "{a:?}");
+    let snap = data("edge_devices.pickle");
+    let r = replayed_exactly(&snap);
     assert_eq!(
         r.reserved_at(snap.steps - 1),
         1 << 20,
@@ -283,10 +289,7 @@ fn a_private_pool_is_kept_apart_and_never_emptied() {
 /// lands where the recording put it.
 #[test]
 fn a_block_whose_free_is_lost_comes_back_at_the_next_alloc_of_its_address() {
-    let snap = open(&memplan_testkit::root().join("tests/data/missing_free.pickle"));
-    let r = replay(&snap, None, None, None).unwrap();
-    let a = r.agreement.clone().unwrap();
-    assert!(a.exact(), "{a:?}");
+    replayed_exactly(&data("missing_free.pickle"));
 }
 
 /// A part of a trace (`--entries`), the blocks and segments alive at its first
