@@ -33,7 +33,7 @@ pub use gantt::gantt;
 pub use interference::{interference_graph, Spot};
 pub use lesson::{lesson_live_bytes, lesson_time_address};
 pub use levels::{level_chart, level_chart_with};
-pub use live_bytes::{live_bytes, live_bytes_under};
+pub use live_bytes::{live_bytes, live_bytes_under, Extremes};
 pub use npu::npu_svg;
 pub use raster::Raster;
 pub use spills::{away, spill_rows, spill_timeline, Lane, SpillLayout, SpillRow};

@@ -18,6 +18,8 @@ struct Shown {
     /// The packed head it came with: this report without its tensors, with
     /// `placed` counting them and the session's handle.
     head: String,
+    /// Its profile's extremes, for the live-bytes chart of any window.
+    extremes: render::Extremes,
 }
 
 impl Drawing {
@@ -106,6 +108,7 @@ impl Drawing {
         report.profile = profile;
         self.indexes[slot] = None;
         self.reports[slot] = Some(Shown {
+            extremes: render::Extremes::of(&report.profile),
             report,
             head: head.to_string(),
         });
@@ -240,7 +243,8 @@ impl Drawing {
         highlight: Option<u32>,
         window: JsValue,
     ) -> Result<JsValue, Thrown> {
-        let report = report(&self.reports, Some(0))?;
+        let shown = shown(&self.reports, Some(0))?;
+        let (report, extremes) = (&shown.report, &shown.extremes);
         let plan = &report.plan;
         let view = view(scale, None, window)?;
         let span = highlight
@@ -250,6 +254,7 @@ impl Drawing {
         let frame = render::live_bytes_under(
             &root,
             &report.profile,
+            Some(extremes),
             plan.lower_bound,
             plan.steps,
             span,
