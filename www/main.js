@@ -234,13 +234,17 @@ async function showPlan({ report, compare, snapshot = null }, stale) {
     await new Promise((done) => setTimeout(done, 0));
     return !stale();
   };
-  // a large report: each unpacked in a task of its own (indexed when first drawn)
-  state.drawing.setPacked(0, report);
-  state.profile = packedProfile(report);
-  if (!await breathe()) return false;
-  if (compare) {
-    state.drawing.setPacked(1, compare);
+  // a large report: unpacked, then indexed, each in a task of its own
+  const unpack = async (slot, bytes) => {
+    state.drawing.setPacked(slot, bytes);
+    if (slot === 0) state.profile = packedProfile(bytes);
     if (!await breathe()) return false;
+    if (large) state.drawing.index(slot);
+    return breathe();
+  };
+  if (!await unpack(0, report)) return false;
+  if (compare) {
+    if (!await unpack(1, compare)) return false;
   } else state.drawing.clear(1);
   state.largePlan = large;
   const summary = (slot) => JSON.parse(state.drawing.summary(slot));

@@ -28,7 +28,7 @@ impl Drawing {
     fn indexed(&mut self, slot: Option<u8>) -> Result<usize, Thrown> {
         let at = slot_index(slot)?;
         if self.indexes[at].is_none() {
-            let index = self.index(&report(&self.reports, slot)?.plan);
+            let index = self.step_index(&report(&self.reports, slot)?.plan);
             self.indexes[at] = Some(index);
         }
         Ok(at)
@@ -36,7 +36,7 @@ impl Drawing {
 
     /// The step index of `plan` under the current colour keys; a tensor without a
     /// key keeps its pool's colour.
-    fn index(&self, plan: &Plan) -> StepIndex {
+    fn step_index(&self, plan: &Plan) -> StepIndex {
         match &self.keys {
             Some(keys) => {
                 StepIndex::coloured(plan, |t| keys.get(t.id as usize).copied().unwrap_or(t.pool))
@@ -115,6 +115,12 @@ impl Drawing {
         Ok(())
     }
 
+    /// Makes the step index of the plan in `slot` now (else its first drawing or
+    /// hover makes it), so that a page can answer between the two on a large plan.
+    pub fn index(&mut self, slot: u8) -> Result<(), Thrown> {
+        self.indexed(Some(slot)).map(|_| ())
+    }
+
     /// The report in `slot` without its tensors and its profile, with `placed`
     /// counting the tensors, as JSON text: what the page's own code reads (it
     /// reads the profile from the packed bytes).
@@ -152,7 +158,7 @@ impl Drawing {
         self.keys = keys;
         for slot in 0..SLOTS {
             if let Some(shown) = &self.reports[slot] {
-                self.indexes[slot] = Some(self.index(&shown.report.plan));
+                self.indexes[slot] = Some(self.step_index(&shown.report.plan));
             }
         }
     }
