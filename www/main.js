@@ -57,7 +57,7 @@ let wasm = null;
 let planToken = 0;
 const state = {
   mode: 'graph', drawing: null, info: null, report: null, compare: null, selected: null,
-  origin: null, strategies: [],
+  origin: null, strategies: [], file: null,
 };
 
 /** Shows the controls, numbers and charts of `mode` (graph or npu) only. */
@@ -75,7 +75,7 @@ async function load(data, name, origin, options = {}, failed = null) {
   const read = { dims: { ...(options.dims ?? {}) }, values: { ...(options.values ?? {}) } };
   try {
     const started = performance.now();
-    opened = await planner.request('open', { data, name, read });
+    opened = await planner.request('open', { data, name, read, entries: options.entries ?? '' });
     performance.measure('memplan:open', { start: started });
   } catch (e) {
     if (e instanceof planner.Cancelled) return false;
@@ -103,8 +103,9 @@ async function load(data, name, origin, options = {}, failed = null) {
     ui.showError(errorBox, `Could not open ${name}`, e.message, cycle ? 'Every op must come after the ops that produce its inputs.' : pickled ? SNAPSHOT_HINT : FORMATS_HINT);
     return false;
   }
-  planner.keep({ data, name, read });
+  planner.keep({ data, name, read, entries: options.entries ?? '' });
   state.read = read;
+  state.file = { data, name };
   state.tooBig = null;
   state.drawing?.free();
   const drawing = opened.mode === 'graph' ? new wasm.Drawing() : null;
@@ -555,6 +556,13 @@ async function setup() {
   clockBox.addEventListener('change', () => replan());
   capacityInput.addEventListener('change', () => replan());
   $('snap-step').addEventListener('change', () => showHolders(snapshotView.chosenStep(state.snapshotSummary)));
+  // a part of the trace: the file read again, only those entries kept
+  $('snap-part').addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (!state.snapshot || !state.file) return;
+    const { data, name } = state.file;
+    load(data, name, state.origin, { ...currentView(), entries: $('snap-entries').value.trim() });
+  });
   replayView.register({
     request: planner.request,
     shown: showReplay,

@@ -33,6 +33,17 @@ export function enter(details, mode) {
   // the colourings of blocks mean nothing for another file
   if (!on && colourings.includes(colourSelect.value)) colourSelect.value = 'pool';
   selection.hidden = true;
+  if (on) showPart(details);
+}
+
+/** Says which entries of the recorded trace `details` (a snapshot's) holds: all, or a part opened by range. */
+function showPart({ first, steps, recorded }) {
+  const whole = first === 0 && steps === recorded;
+  $('snap-part-note').textContent = whole
+    ? `all ${count(recorded)} entries`
+    : `entries ${count(first)}..${count(first + steps)} of ${count(recorded)}`;
+  $('snap-entries').value = whole ? '' : `${first}..${first + steps}`;
+  $('snap-entries').placeholder = `all: 0..${recorded}`;
 }
 
 /** Writes summary `s` (the worker's `snapshot::Summary`) of the plan `report` into the summary cards, the out-of-memory line and the holders' table. */

@@ -48,8 +48,8 @@ function current(mode) {
 }
 
 const handlers = {
-  /** Reads file `name` (`data`: a Blob or bytes), with `read` (free dimensions, data-dependent sizes) for a model; the previous session stays when it cannot be read. A file above {@link WHOLE} is read by ranges, so a model of gigabytes never sits whole in memory; only a model or a PyTorch snapshot (read as a stream) may be that large. Answers the mode, the graph's info and, for a snapshot, its details (see `Session.snapshotDetails`). */
-  async open({ data, name, read }) {
+  /** Reads file `name` (`data`: a Blob or bytes), with `read` (free dimensions, data-dependent sizes) for a model and `entries` (`A..B`, empty for all) for a snapshot; the previous session stays when it cannot be read. A file above {@link WHOLE} is read by ranges, so a model of gigabytes never sits whole in memory; only a model or a PyTorch snapshot (read as a stream) may be that large. Answers the mode, the graph's info and, for a snapshot, its details (see `Session.snapshotDetails`). */
+  async open({ data, name, read, entries = '' }) {
     let session;
     let kind;
     if (data instanceof Blob && data.size > WHOLE) {
@@ -57,13 +57,13 @@ const handlers = {
       const readAt = (at, length) => new Uint8Array(reader.readAsArrayBuffer(data.slice(at, at + length)));
       kind = (await module('graph')).readerOf(readAt(0, 16)) === 'snapshot' ? 'snapshot' : 'model';
       const { Session } = await module(kind);
-      session = kind === 'snapshot' ? Session.fromSnapshotSource(data.size, readAt, name) : Session.fromSource(data.size, readAt, name, read);
+      session = kind === 'snapshot' ? Session.fromSnapshotSource(data.size, readAt, name, entries) : Session.fromSource(data.size, readAt, name, read);
     } else {
       const bytes = data instanceof Blob ? new Uint8Array(new FileReaderSync().readAsArrayBuffer(data)) : data;
       kind = (await module('graph')).readerOf(bytes);
       const m = await module(kind);
       if (kind === 'npu') session = new m.NpuSession(bytes, name);
-      else if (kind === 'snapshot') session = m.Session.fromSnapshot(bytes, name);
+      else if (kind === 'snapshot') session = m.Session.fromSnapshot(bytes, name, entries);
       else session = new m.Session(bytes, name, read);
     }
     const mode = kind === 'npu' ? 'npu' : 'graph';

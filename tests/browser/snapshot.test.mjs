@@ -8,7 +8,7 @@
 
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { CORPUS, ROOT, canvasInk, check, drop, haveCorpus, scanTooltips, settled, skipped, text, visible, watch, withBrowser } from './harness.mjs';
+import { CORPUS, ROOT, canvasInk, check, cli, drop, haveCorpus, scanTooltips, settled, skipped, text, visible, watch, withBrowser } from './harness.mjs';
 
 const OOM = join(CORPUS, 'torch/gpt2_oom.pickle');
 const LONG = join(CORPUS, 'torch/llama_generate_long.pickle');
@@ -114,6 +114,37 @@ async function snapshot(page, path, expect) {
   await settled(page);
 }
 
+/** The middle third of the snapshot on show (from `path`) opened by entry range: its figures are the CLI's for `--entries`, a bad range is refused in words with the part still shown, and an empty range opens all of it again. */
+async function part(page, path) {
+  const name = basename(path);
+  const whole = await text(page, 'snap-live');
+  const all = (await text(page, 'snap-part-note')).match(/^all ([\d,]+) entries$/);
+  check(`${name}: the page says it holds all the trace's entries`, all !== null, await text(page, 'snap-part-note'));
+  if (!all) return;
+  const recorded = Number(all[1].replace(/,/g, ''));
+  const [from, to] = [Math.floor(recorded / 3), Math.floor((2 * recorded) / 3)];
+  const open = async (range) => {
+    await page.fill('#snap-entries', range);
+    await page.click('#snap-part-open');
+    await settled(page);
+  };
+  await open(`${from}..${to}`);
+  const want = cli(['plan', path, '--entries', `${from}..${to}`]);
+  const kept = Number(want.snapshot.match(/: (\d+) entries/)[1]);
+  const note = await text(page, 'snap-part-note');
+  const count = (n) => n.toLocaleString('en-US');
+  check(`${name}: entries ${from}..${to} open as a part, as the CLI opens them`, note === `entries ${count(from)}..${count(from + kept)} of ${count(recorded)}`, note);
+  const live = await text(page, 'snap-live');
+  const cliLive = want['live peak'].split(' (')[0];
+  check(`${name}: the part's live peak is the CLI's (${cliLive})`, live === cliLive, live);
+  check(`${name}: the part's plan is valid`, (await text(page, 'snap-valid')) === 'valid');
+  await open('ten..20');
+  const error = (await visible(page, 'error')) ? await text(page, 'error') : '';
+  check(`${name}: a bad range is refused in words, the part stays`, error.includes('not a range of entries') && (await text(page, 'snap-live')) === live, error);
+  await open('');
+  check(`${name}: an empty range opens every entry again`, (await text(page, 'snap-live')) === whole && (await text(page, 'snap-part-note')) === all[0]);
+}
+
 /** A pickle that would import Python code: refused in words, the snapshot on show stays. */
 async function hostile(page) {
   const before = await text(page, 'snap-live');
@@ -178,6 +209,7 @@ withBrowser(async (context, url) => {
     await snapshot(page, SMALL, { live: '466.94 MiB', reserved: '472 MiB' });
   }
   await hostile(page);
+  await part(page, corpus ? OOM : SMALL);
   await page.goto(url);
   await settled(page);
   check('a graph after a snapshot: the graph summary is back', (await visible(page, 'graph-summary')) && !(await visible(page, 'snapshot-summary')));

@@ -326,6 +326,12 @@ fn a_range_of_entries_is_a_snapshot_of_its_own() {
             let part = whole.clone().entries(range).unwrap();
             let end = to.unwrap_or(whole.steps);
             assert_eq!(part.steps, end - from, "{name}");
+            assert_eq!((whole.first, part.first), (0, from), "{name}");
+            // a part of a part counts from the recorded trace's first entry
+            let inner = part
+                .clone()
+                .entries(snapshot::Entries { from: 1, to: None });
+            assert_eq!(inner.unwrap().first, from + 1, "{name}");
             assert_eq!(
                 part.live_bytes(),
                 live[from as usize..end as usize],

@@ -10,8 +10,14 @@ use memplan::{PlanReport, Strategy};
 use memplan_formats::snapshot::{self, Snapshot};
 use wasm_bindgen::prelude::*;
 
-/// A session on the graph of `snap`'s blocks, keeping `snap`.
-fn start(snap: Snapshot, name: &str) -> Result<Session, Thrown> {
+/// A session on the graph of `snap`'s blocks, or of those of its entries
+/// `entries` (`A..B`, `A..`, `..B`; empty: all), keeping that snapshot.
+fn start(snap: Snapshot, name: &str, entries: &str) -> Result<Session, Thrown> {
+    let range = match entries.trim() {
+        "" => None,
+        text => Some(snapshot::Entries::parse(text).map_err(js_error)?),
+    };
+    let snap = snap.within(range).map_err(js_error)?;
     let graph = snap.graph(name).map_err(js_error)?;
     let mut session = Session::start(graph)?;
     session.snapshot = Some(Box::new(snap));
@@ -38,12 +44,13 @@ fn set(object: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), Thrown
 #[wasm_bindgen]
 impl Session {
     /// A session on the snapshot in `bytes` (a pickle, or gzip), its graph named by
-    /// file `name`.
+    /// file `name`, on its entries `entries` (`A..B`; empty: all of them).
     #[wasm_bindgen(js_name = fromSnapshot)]
-    pub fn from_snapshot(bytes: &[u8], name: &str) -> Result<Session, Thrown> {
+    pub fn from_snapshot(bytes: &[u8], name: &str, entries: &str) -> Result<Session, Thrown> {
         start(
             snapshot::read_stream(bytes, None).map_err(js_error)?,
             stem(name),
+            entries,
         )
     }
 
@@ -54,11 +61,13 @@ impl Session {
         size: f64,
         read: js_sys::Function,
         name: &str,
+        entries: &str,
     ) -> Result<Session, Thrown> {
         let src = JsSource::new(size, read);
         start(
             snapshot::read_source(&src, None).map_err(js_error)?,
             stem(name),
+            entries,
         )
     }
 
@@ -243,5 +252,13 @@ fn details(snap: &Snapshot) -> Result<JsValue, Thrown> {
     set(&out, "reserved", &to_js(&snap.reserved)?)?;
     set(&out, "oom", &to_js(&snap.oom)?)?;
     set(&out, "steps", &JsValue::from(snap.steps))?;
+    // which entries of the recorded trace these are
+    let recorded = snap.devices.get(snap.device as usize).copied();
+    set(&out, "first", &JsValue::from(snap.first))?;
+    set(
+        &out,
+        "recorded",
+        &JsValue::from(recorded.unwrap_or(snap.steps)),
+    )?;
     Ok(out.into())
 }

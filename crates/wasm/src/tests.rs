@@ -285,7 +285,7 @@ const HOSTILE_PICKLE: &[u8] = include_bytes!("../../../tests/data/global.pickle"
 fn a_snapshot_plans_beside_its_real_layout_with_a_summary_and_block_details() {
     assert_eq!(super::reader_of(SNAPSHOT), "snapshot");
     assert_eq!(super::reader_of(&SNAPSHOT[..16]), "snapshot");
-    let mut session = Session::from_snapshot(SNAPSHOT, "mlp_train.pickle.gz").unwrap();
+    let mut session = Session::from_snapshot(SNAPSHOT, "mlp_train.pickle.gz", "").unwrap();
     assert!(session.is_snapshot());
     let info: Value = serde_json::from_str(&session.info().unwrap()).unwrap();
     let blocks = info["tensors"].as_u64().unwrap() as usize;
@@ -366,14 +366,52 @@ fn a_snapshot_plans_beside_its_real_layout_with_a_summary_and_block_details() {
     assert!(message(refused).contains("not a PyTorch memory snapshot"));
 }
 
+/// A part of the trace opened by entry range: its details say which entries of the
+/// recorded trace it holds, and a bad range is refused in words.
+#[wasm_bindgen_test]
+fn a_snapshot_opens_on_a_range_of_its_entries() {
+    let number = |v: &JsValue, key: &str| {
+        let got = js_sys::Reflect::get(v, &key.into()).unwrap();
+        got.as_f64().expect(key) as u32
+    };
+    let whole = Session::from_snapshot(SNAPSHOT, "mlp_train.pickle.gz", "").unwrap();
+    let all = whole.snapshot_details().unwrap();
+    let recorded = number(&all, "steps");
+    assert_eq!(
+        (number(&all, "first"), number(&all, "recorded")),
+        (0, recorded)
+    );
+    let part = Session::from_snapshot(SNAPSHOT, "mlp_train.pickle.gz", " 100..200 ").unwrap();
+    let some = part.snapshot_details().unwrap();
+    assert_eq!(
+        (number(&some, "first"), number(&some, "recorded")),
+        (100, recorded)
+    );
+    assert!((1..=100).contains(&number(&some, "steps")));
+    let blocks = |s: &Session| {
+        let info: Value = serde_json::from_str(&s.info().unwrap()).unwrap();
+        info["tensors"].as_u64().unwrap()
+    };
+    assert!(blocks(&part) < blocks(&whole));
+    let past = Session::from_snapshot(SNAPSHOT, "p", &format!("{recorded}.."));
+    let text = message(past.err().expect("refused"));
+    assert!(
+        text.contains(&format!("the trace has {recorded} entries")),
+        "{text}"
+    );
+    let bad = Session::from_snapshot(SNAPSHOT, "p", "ten..20");
+    let text = message(bad.err().expect("refused"));
+    assert!(text.contains("not a range of entries"), "{text}");
+}
+
 #[wasm_bindgen_test]
 fn a_pickle_that_would_run_code_is_refused_in_words() {
-    let error = Session::from_snapshot(HOSTILE_PICKLE, "evil.pickle")
+    let error = Session::from_snapshot(HOSTILE_PICKLE, "evil.pickle", "")
         .err()
         .expect("refused");
     let text = message(error);
     assert!(text.contains("would import or call Python code"), "{text}");
-    let cut = Session::from_snapshot(&SNAPSHOT[..SNAPSHOT.len() / 2], "cut.pickle.gz")
+    let cut = Session::from_snapshot(&SNAPSHOT[..SNAPSHOT.len() / 2], "cut.pickle.gz", "")
         .err()
         .expect("refused");
     assert!(!message(cut).is_empty());
@@ -381,7 +419,7 @@ fn a_pickle_that_would_run_code_is_refused_in_words() {
 
 #[wasm_bindgen_test]
 fn a_snapshot_replays_under_other_settings_and_sweeps() {
-    let mut session = Session::from_snapshot(SNAPSHOT, "mlp_train.pickle.gz").unwrap();
+    let mut session = Session::from_snapshot(SNAPSHOT, "mlp_train.pickle.gz", "").unwrap();
     let get = |v: &JsValue, key: &str| js_sys::Reflect::get(v, &key.into()).unwrap();
     // a replay needs a plan of the blocks first
     assert!(session.replay_snapshot("", "").is_err());

@@ -84,6 +84,7 @@ pub(super) fn snapshot(
         device,
         devices: lens,
         steps,
+        first: 0,
         times_us: entries.iter().map(|e| e.time_us).collect(),
         blocks,
         segments: pieces.list,

@@ -161,6 +161,10 @@ pub struct Snapshot {
     pub devices: Vec<u32>,
     /// Trace entries on this device: the steps.
     pub steps: u32,
+    /// The entry of the recorded trace that step 0 is: 0, or `A` of a part opened
+    /// with `--entries A..B` ([`Snapshot::entries`]).
+    #[serde(skip)]
+    pub first: u32,
     /// Each entry's `time_us`.
     #[serde(skip)]
     pub times_us: Vec<i64>,

@@ -130,6 +130,7 @@ impl Snapshot {
             .unwrap_or(&[])
             .to_vec();
         self.steps = to - from;
+        self.first += from;
         self.overlap = super::overlap(&self);
         self.notes.push(format!(
             "entries {from}..{to} of {steps}: the blocks and segments alive at entry {from} enter as allocated before recording"
