@@ -69,6 +69,8 @@ struct State<'a> {
     marks: std::cell::RefCell<Marks>,
     /// For the growth priorities: the ready ops by rank, kept up to date.
     ranked: Option<Ranked>,
+    /// For [`ranked_schedule`]: the rank of each node, lower first.
+    rank: Option<Vec<u32>>,
 }
 
 /// The ready ops by (rank, id) for [`Priority::Growth`] and
@@ -145,6 +147,14 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<NodeId>, Err
     schedule(case, priority, Run::default())
 }
 
+/// A list schedule led by `rank` (one number per node, lower first): among the
+/// ready ops, those that add no counted bytes and open no single-buffer level run
+/// first, then the others by rank; ties by growth, then id. The single-buffer
+/// levels are kept as in [`list_schedule`].
+pub fn ranked_schedule(case: &Case, rank: &[u32]) -> Result<Vec<NodeId>, Error> {
+    schedule_with(case, Priority::Growth, Run::default(), Some(rank))
+}
+
 /// How [`schedule`] runs (the tests compare the ways).
 #[derive(Clone, Copy)]
 struct Run {
@@ -170,6 +180,16 @@ impl Default for Run {
 
 /// [`list_schedule`], run as `run` says.
 fn schedule(case: &Case, priority: Priority, run: Run) -> Result<Vec<NodeId>, Error> {
+    schedule_with(case, priority, run, None)
+}
+
+/// [`schedule`], led by `rank` when given ([`ranked_schedule`]).
+fn schedule_with(
+    case: &Case,
+    priority: Priority,
+    run: Run,
+    rank: Option<&[u32]>,
+) -> Result<Vec<NodeId>, Error> {
     let Run {
         rank_all,
         limit,
@@ -177,6 +197,7 @@ fn schedule(case: &Case, priority: Priority, run: Run) -> Result<Vec<NodeId>, Er
     } = run;
     let mut s = State::new(case);
     s.limit = limit;
+    s.rank = rank.map(<[u32]>::to_vec);
     let growth = matches!(priority, Priority::Growth | Priority::NonGrowingFirst);
     if growth && !rank_all {
         let mut ranked = Ranked {
@@ -311,6 +332,7 @@ impl<'a> State<'a> {
                 frontier: Vec::new(),
             }),
             ranked: None,
+            rank: None,
         }
     }
 
@@ -357,8 +379,9 @@ impl<'a> State<'a> {
             }
             r.remove(x);
             let g = self.growth(x);
-            let key = match priority {
-                Priority::NonGrowingFirst => i64::from(g > 0),
+            let key = match (priority, &self.rank) {
+                (_, Some(rank)) => self.rank_key(x, g, rank),
+                (Priority::NonGrowingFirst, _) => i64::from(g > 0),
                 _ => g,
             };
             r.set.insert((key, x));
@@ -367,6 +390,20 @@ impl<'a> State<'a> {
         let pick = r.set.iter().map(|&(_, o)| o).find(|&o| self.l0_ok(o));
         self.ranked = Some(r);
         pick
+    }
+
+    /// The key of `op` (growth `g`) in a [`ranked_schedule`]: 0 when it adds no
+    /// counted bytes and opens no single-buffer level, else one more than its rank;
+    /// then its growth.
+    fn rank_key(&self, op: NodeId, g: i64, rank: &[u32]) -> i64 {
+        let opens = self.new_buffers(op).any(|b| self.is_single(self.level(b)));
+        let first = if g <= 0 && !opens {
+            0
+        } else {
+            1 + i64::from(rank[op.index()])
+        };
+        const HALF: i64 = 1 << 31;
+        (first << 32) + g.clamp(-HALF, HALF - 1)
     }
 
     fn l0_ok(&self, op: NodeId) -> bool {
