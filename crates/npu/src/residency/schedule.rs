@@ -8,12 +8,14 @@
 //! with the smallest growth (bytes it allocates minus bytes it frees), ties to the
 //! lowest id. An op may open a new L0 buffer only when its level is empty and every
 //! user of that buffer could then run without waiting on a level held elsewhere:
-//! this keeps the one-per-level rule from deadlocking.
+//! this keeps the one-per-level rule from deadlocking. A ranked schedule
+//! ([`ranked_schedule`]) takes a rank per node from its caller instead
+//! (`windows.rs` ranks ops by the L0C windows that need them).
 //!
 //! Why one file: the list scheduler is one loop over one `State` (the ready ops,
 //! the holders of the one-buffer levels, the cached growths and the ranking it
 //! keeps up to date); its methods are the steps of that loop and share its
-//! invariants. The tests are the last 90 lines.
+//! invariants. The tests are the last 140 lines.
 
 use super::cache::Cache;
 use crate::case::{BufferId, Case, LevelId, Node, NodeId};
@@ -728,6 +730,60 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A ranked schedule follows its ranks where the levels let it: ranked from
+    /// the last node to the first, a tiled matmul opens its C tiles (L0C) last to
+    /// first, and the order is topological and keeps one buffer per L0 level;
+    /// ranked from the first node, it opens them first to last.
+    #[test]
+    fn a_ranked_schedule_follows_its_ranks() {
+        let case = tiled_matmul(3, 2, 3).unwrap();
+        let n = case.nodes.len() as u32;
+        let opened = |order: &[NodeId]| -> Vec<usize> {
+            order
+                .iter()
+                .filter_map(|&v| match case.node(v) {
+                    Node::Alloc(b) if case.level(case.buffer(*b).level).name == "L0C" => {
+                        Some(b.index())
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let check = |order: &[NodeId]| {
+            let mut pos = vec![usize::MAX; case.nodes.len()];
+            order
+                .iter()
+                .enumerate()
+                .for_each(|(p, v)| pos[v.index()] = p);
+            assert!(pos.iter().all(|&p| p != usize::MAX));
+            assert!(case
+                .edges
+                .iter()
+                .all(|&(a, b)| pos[a.index()] < pos[b.index()]));
+            let single = single_levels(&case);
+            let mut live = vec![0; case.levels.len()];
+            for &v in order {
+                match case.node(v) {
+                    Node::Alloc(b) => live[case.buffer(*b).level.index()] += 1,
+                    Node::Free(b) => live[case.buffer(*b).level.index()] -= 1,
+                    Node::Op(_) => {}
+                }
+                assert!((0..live.len()).all(|l| !single[l] || live[l] <= 1));
+            }
+        };
+        let backwards: Vec<u32> = (0..n).map(|i| n - 1 - i).collect();
+        let order = ranked_schedule(&case, &backwards).unwrap();
+        check(&order);
+        let tiles = opened(&order);
+        assert_eq!(tiles.len(), 9);
+        assert!(tiles.windows(2).all(|w| w[0] > w[1]), "{tiles:?}");
+        let forwards: Vec<u32> = (0..n).collect();
+        let order = ranked_schedule(&case, &forwards).unwrap();
+        check(&order);
+        let tiles = opened(&order);
+        assert!(tiles.windows(2).all(|w| w[0] < w[1]), "{tiles:?}");
     }
 
     /// The least work after a step, summed the slow way: every later step with one
