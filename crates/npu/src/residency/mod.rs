@@ -5,8 +5,10 @@
 //! - `cache.rs`: a capacity model that estimates a schedule's spills, for the
 //!   capacity-aware list schedules;
 //! - `reorder/`: local search over the order of the ops (block moves and lifetime
-//!   compressions), also the move set of problem 2's allocator search.
+//!   compressions), also the move set of problem 2's allocator search;
+//! - `windows.rs`: list schedules led by an order of an L0 level's buffers.
 
 mod cache;
 pub(super) mod reorder;
 pub mod schedule;
+pub mod windows;

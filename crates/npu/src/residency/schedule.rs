@@ -8,12 +8,14 @@
 //! with the smallest growth (bytes it allocates minus bytes it frees), ties to the
 //! lowest id. An op may open a new L0 buffer only when its level is empty and every
 //! user of that buffer could then run without waiting on a level held elsewhere:
-//! this keeps the one-per-level rule from deadlocking.
+//! this keeps the one-per-level rule from deadlocking. A ranked schedule
+//! ([`ranked_schedule`]) takes a rank per node from its caller instead
+//! (`windows.rs` ranks ops by the L0C windows that need them).
 //!
 //! Why one file: the list scheduler is one loop over one `State` (the ready ops,
 //! the holders of the one-buffer levels, the cached growths and the ranking it
 //! keeps up to date); its methods are the steps of that loop and share its
-//! invariants. The tests are the last 90 lines.
+//! invariants. The tests are the last 140 lines.
 
 use super::cache::Cache;
 use crate::case::{BufferId, Case, LevelId, Node, NodeId};
@@ -69,6 +71,8 @@ struct State<'a> {
     marks: std::cell::RefCell<Marks>,
     /// For the growth priorities: the ready ops by rank, kept up to date.
     ranked: Option<Ranked>,
+    /// For [`ranked_schedule`]: the rank of each node, lower first.
+    rank: Option<Vec<u32>>,
 }
 
 /// The ready ops by (rank, id) for [`Priority::Growth`] and
@@ -145,6 +149,14 @@ pub fn list_schedule(case: &Case, priority: Priority) -> Result<Vec<NodeId>, Err
     schedule(case, priority, Run::default())
 }
 
+/// A list schedule led by `rank` (one number per node, lower first): among the
+/// ready ops, those that add no counted bytes and open no single-buffer level run
+/// first, then the others by rank; ties by growth, then id. The single-buffer
+/// levels are kept as in [`list_schedule`].
+pub fn ranked_schedule(case: &Case, rank: &[u32]) -> Result<Vec<NodeId>, Error> {
+    schedule_with(case, Priority::Growth, Run::default(), Some(rank))
+}
+
 /// How [`schedule`] runs (the tests compare the ways).
 #[derive(Clone, Copy)]
 struct Run {
@@ -170,6 +182,16 @@ impl Default for Run {
 
 /// [`list_schedule`], run as `run` says.
 fn schedule(case: &Case, priority: Priority, run: Run) -> Result<Vec<NodeId>, Error> {
+    schedule_with(case, priority, run, None)
+}
+
+/// [`schedule`], led by `rank` when given ([`ranked_schedule`]).
+fn schedule_with(
+    case: &Case,
+    priority: Priority,
+    run: Run,
+    rank: Option<&[u32]>,
+) -> Result<Vec<NodeId>, Error> {
     let Run {
         rank_all,
         limit,
@@ -177,6 +199,7 @@ fn schedule(case: &Case, priority: Priority, run: Run) -> Result<Vec<NodeId>, Er
     } = run;
     let mut s = State::new(case);
     s.limit = limit;
+    s.rank = rank.map(<[u32]>::to_vec);
     let growth = matches!(priority, Priority::Growth | Priority::NonGrowingFirst);
     if growth && !rank_all {
         let mut ranked = Ranked {
@@ -311,6 +334,7 @@ impl<'a> State<'a> {
                 frontier: Vec::new(),
             }),
             ranked: None,
+            rank: None,
         }
     }
 
@@ -357,8 +381,9 @@ impl<'a> State<'a> {
             }
             r.remove(x);
             let g = self.growth(x);
-            let key = match priority {
-                Priority::NonGrowingFirst => i64::from(g > 0),
+            let key = match (priority, &self.rank) {
+                (_, Some(rank)) => self.rank_key(x, g, rank),
+                (Priority::NonGrowingFirst, _) => i64::from(g > 0),
                 _ => g,
             };
             r.set.insert((key, x));
@@ -367,6 +392,20 @@ impl<'a> State<'a> {
         let pick = r.set.iter().map(|&(_, o)| o).find(|&o| self.l0_ok(o));
         self.ranked = Some(r);
         pick
+    }
+
+    /// The key of `op` (growth `g`) in a [`ranked_schedule`]: 0 when it adds no
+    /// counted bytes and opens no single-buffer level, else one more than its rank;
+    /// then its growth.
+    fn rank_key(&self, op: NodeId, g: i64, rank: &[u32]) -> i64 {
+        let opens = self.new_buffers(op).any(|b| self.is_single(self.level(b)));
+        let first = if g <= 0 && !opens {
+            0
+        } else {
+            1 + i64::from(rank[op.index()])
+        };
+        const HALF: i64 = 1 << 31;
+        (first << 32) + g.clamp(-HALF, HALF - 1)
     }
 
     fn l0_ok(&self, op: NodeId) -> bool {
@@ -691,6 +730,60 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A ranked schedule follows its ranks where the levels let it: ranked from
+    /// the last node to the first, a tiled matmul opens its C tiles (L0C) last to
+    /// first, and the order is topological and keeps one buffer per L0 level;
+    /// ranked from the first node, it opens them first to last.
+    #[test]
+    fn a_ranked_schedule_follows_its_ranks() {
+        let case = tiled_matmul(3, 2, 3).unwrap();
+        let n = case.nodes.len() as u32;
+        let opened = |order: &[NodeId]| -> Vec<usize> {
+            order
+                .iter()
+                .filter_map(|&v| match case.node(v) {
+                    Node::Alloc(b) if case.level(case.buffer(*b).level).name == "L0C" => {
+                        Some(b.index())
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let check = |order: &[NodeId]| {
+            let mut pos = vec![usize::MAX; case.nodes.len()];
+            order
+                .iter()
+                .enumerate()
+                .for_each(|(p, v)| pos[v.index()] = p);
+            assert!(pos.iter().all(|&p| p != usize::MAX));
+            assert!(case
+                .edges
+                .iter()
+                .all(|&(a, b)| pos[a.index()] < pos[b.index()]));
+            let single = single_levels(&case);
+            let mut live = vec![0; case.levels.len()];
+            for &v in order {
+                match case.node(v) {
+                    Node::Alloc(b) => live[case.buffer(*b).level.index()] += 1,
+                    Node::Free(b) => live[case.buffer(*b).level.index()] -= 1,
+                    Node::Op(_) => {}
+                }
+                assert!((0..live.len()).all(|l| !single[l] || live[l] <= 1));
+            }
+        };
+        let backwards: Vec<u32> = (0..n).map(|i| n - 1 - i).collect();
+        let order = ranked_schedule(&case, &backwards).unwrap();
+        check(&order);
+        let tiles = opened(&order);
+        assert_eq!(tiles.len(), 9);
+        assert!(tiles.windows(2).all(|w| w[0] > w[1]), "{tiles:?}");
+        let forwards: Vec<u32> = (0..n).collect();
+        let order = ranked_schedule(&case, &forwards).unwrap();
+        check(&order);
+        let tiles = opened(&order);
+        assert!(tiles.windows(2).all(|w| w[0] < w[1]), "{tiles:?}");
     }
 
     /// The least work after a step, summed the slow way: every later step with one

@@ -4,7 +4,9 @@
 //!   `best` takes the best of its capacity-blind priorities, run forwards and on
 //!   the reversed graph, by L1+UB peak, then improves it by block moves of its ops
 //!   and lifetime compressions (`residency/reorder/`), restarts two side by side,
-//!   each pair from the best so far.
+//!   each pair from the best so far; where the L0C windows in layers
+//!   (`residency/windows.rs`) give a lower peak, the first pair starts one from
+//!   each.
 //! - Problem 2, `baseline`: the spilling article's method: depth-first topological
 //!   order, first fit, furthest next use as the victim.
 //! - Problem 2, `best`: a portfolio of orders (depth-first, the Problem 1

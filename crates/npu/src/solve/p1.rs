@@ -1,11 +1,13 @@
 //! Problem 1: list schedules by the capacity-blind priorities, forwards and on
-//! the reversed graph, then the search by block moves and lifetime compressions.
+//! the reversed graph, and the L0C windows in layers (`residency/windows.rs`),
+//! then the search by block moves and lifetime compressions.
 
 use super::incumbent::{Found, Incumbent};
 use super::solutions::residency_solution;
 use crate::case::{Case, NodeId};
 use crate::residency::reorder::OpOrder;
 use crate::residency::schedule::{list_schedule, residency_peak, Priority};
+use crate::residency::windows::window_order;
 use crate::solution::{Method, Solution};
 use memplan::pool::{self, Caller, Link};
 use memplan::Error;
@@ -84,11 +86,26 @@ pub(super) fn problem1(
             Error::invalid("no problem 1 schedule respects the one-buffer-per-L0-level rule")
         })?;
     if method == Method::Best {
-        let improved = format!("{recipe}, improved by block moves and lifetime compression");
-        if let Some(better) = searched_p1(case, &schedule, &improved, shown) {
-            schedule = better;
-            recipe = improved;
+        // the layered window order, a second start where it is lower
+        let peak = residency_peak(case, &schedule);
+        let window = window_order(case).filter(|(o, _)| residency_peak(case, o) < peak);
+        let mut starts = vec![(schedule, recipe)];
+        if let Some((o, r)) = window {
+            shown.schedule(&o, &r);
+            starts.push((o, r));
         }
+        let searched = searched_p1(case, &starts, shown);
+        let lowest = starts
+            .into_iter()
+            .min_by_key(|(o, _)| residency_peak(case, o))
+            .expect("one start at least");
+        (schedule, recipe) = match searched {
+            Some((better, from)) => (
+                better,
+                format!("{from}, improved by block moves and lifetime compression"),
+            ),
+            None => lowest,
+        };
     }
     let p1_peak = residency_peak(case, &schedule);
     Ok(residency_solution(case, method, schedule, recipe, p1_peak))
@@ -114,35 +131,46 @@ fn p1_search_work(nodes: usize) -> u64 {
     P1_SEARCH_WORK.min(P1_WORK_PER_PAIR.saturating_mul(nodes.saturating_mul(nodes)))
 }
 
-/// `start` improved by block moves and lifetime compressions of its ops
-/// (`residency/reorder/`): restarts in rounds of [`P1_SIDE_BY_SIDE`] on the watch's
-/// threads, all of a round from the best order so far (by peak, then steps at it;
-/// on a tie the lower seed), each better one handed to `shown` as `recipe`; `None`
-/// when they find no lower peak. The rounds, not the threads, fix the result.
+/// The orders of `starts` (one or two, with their recipes) improved by block
+/// moves and lifetime compressions of their ops (`residency/reorder/`): restarts
+/// in rounds of [`P1_SIDE_BY_SIDE`] on the watch's threads, the first round's
+/// restarts from the starts in turn (the last one repeated), every later round's
+/// from the best order so far (by peak, then steps at it; on a tie the lower
+/// seed), each better one handed to `shown`; the best order and the recipe of the
+/// start it came from, or `None` when they find no peak below every start's. The
+/// rounds, not the threads, fix the result.
 fn searched_p1(
     case: &Case,
-    start: &[NodeId],
-    recipe: &str,
+    starts: &[(Vec<NodeId>, String)],
     shown: &mut Incumbent,
-) -> Option<Vec<NodeId>> {
-    let mut from = start.to_vec();
+) -> Option<(Vec<NodeId>, String)> {
+    let improved = |from: &str| format!("{from}, improved by block moves and lifetime compression");
+    let mut from = starts[0].0.clone();
+    let mut origin = 0usize;
     let mut from_cost = None;
     let work = shown.watch.scaled(p1_search_work(case.nodes.len()));
     let threads = shown.watch.threads();
     let seeded = shown.watch.seeder();
     let seeds: Vec<u64> = (1..=P1_RESTARTS).collect();
-    for round in seeds.chunks(P1_SIDE_BY_SIDE) {
+    for (r, round) in seeds.chunks(P1_SIDE_BY_SIDE).enumerate() {
         if shown.stopped() {
             break;
         }
         let jobs: Vec<_> = round
             .iter()
-            .map(|&seed| {
-                let from = &from;
+            .enumerate()
+            .map(|(i, &seed)| {
+                // the first round tries each start; later ones go on from the best
+                let (start, k) = if r == 0 {
+                    let k = i.min(starts.len() - 1);
+                    (&starts[k].0, k)
+                } else {
+                    (&from, origin)
+                };
                 move |link: &Link<Found>| {
-                    let mut search = OpOrder::new(case, from);
+                    let mut search = OpOrder::new(case, start);
                     let cost = search.improve(work, seeded(seed), &mut || link.stopped());
-                    (cost, search.order())
+                    (cost, search.order(), k)
                 }
             })
             .collect();
@@ -150,17 +178,23 @@ fn searched_p1(
         let best = results
             .into_iter()
             .flatten()
-            .filter(|(cost, _)| cost.is_some())
+            .filter(|(cost, _, _)| cost.is_some())
             .reduce(|a, b| if b.0 < a.0 { b } else { a });
-        if let Some((cost, order)) = best {
+        if let Some((cost, order, k)) = best {
             if from_cost.is_none() || cost <= from_cost {
                 from = order;
                 from_cost = cost;
-                shown.schedule(&from, recipe);
+                origin = k;
+                shown.schedule(&from, &improved(&starts[origin].1));
             }
         }
     }
-    (residency_peak(case, &from) < residency_peak(case, start)).then_some(from)
+    let lowest = starts
+        .iter()
+        .map(|(o, _)| residency_peak(case, o))
+        .min()
+        .expect("one start at least");
+    (residency_peak(case, &from) < lowest).then(|| (from, starts[origin].1.clone()))
 }
 
 #[cfg(test)]
