@@ -76,6 +76,9 @@ await withBrowser(async (context, url) => {
     await page.waitForFunction(() => document.body.dataset.busy === undefined, null, { timeout: 300000, polling: 250 });
     await settled(page);
     const seconds = (Date.now() - started) / 1000;
+    const [opened, planned] = await page.evaluate(() => ['memplan:open', 'memplan:plan']
+      .map((n) => performance.getEntriesByName(n).at(-1)?.duration ?? 0));
+    console.log(`read in the worker ${(opened / 1000).toFixed(1)} s, planned and packed ${(planned / 1000).toFixed(1)} s, ${seconds.toFixed(1)} s in all`);
     const tasks = await page.evaluate(() => window.longTasks);
     const longest = Math.max(0, ...tasks.map((t) => t.ms));
     const list = tasks.filter((t) => t.ms > 100).map((t) => `${Math.round(t.ms)} ms`).join(', ');
