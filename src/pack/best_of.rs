@@ -58,7 +58,7 @@ pub(super) fn pack_sharing(
 ) -> Found {
     let target = opts.capacity.unwrap_or(0).max(max_live_bytes(buffers));
     let mut orders = Orders::new(buffers);
-    let best = whole_passes(buffers, opts, budget, &mut orders, start);
+    let best = whole_passes(buffers, opts, budget, &mut orders, start, target);
     budget.report("best-of: greedy", best.peak, target);
     let mut rest = candidates();
     let first: Vec<(usize, Fit)> = rest.drain(..FIRST).collect();
@@ -75,13 +75,18 @@ pub(super) fn pack_sharing(
     })
 }
 
-/// The passes of `start`, each to its end; the better, `greedy-size`'s on ties.
+/// The passes of `start`, each to its end; the better, `greedy-size`'s on ties
+/// and whenever it reaches `target`. The twin runs beside greedy-size's pass where
+/// a core is spare, else after it and only when greedy-size's did not reach
+/// `target`: the same plan and the same work charged either way, and a page (no
+/// threads) saves a whole pass where greedy-size reaches the bound.
 fn whole_passes(
     buffers: &[Buffer],
     opts: PackOptions,
     budget: &mut Budget,
     orders: &mut Orders,
     start: Start,
+    target: u64,
 ) -> Found {
     let whole = |visit, budget: &mut Budget| {
         evaluate(buffers, visit, Fit::Best, opts, budget, Pass::Whole).expect("a whole pass ends")
@@ -91,18 +96,33 @@ fn whole_passes(
         return whole(greedy, budget);
     }
     let twin = orders.get(BACKWARD);
-    let (first, (second, work)) = pool::both(
-        || whole(greedy, budget),
-        || {
-            let mut own = Budget::work(u64::MAX);
-            (whole(twin, &mut own), own.spent())
-        },
-    );
-    budget.spend(work);
-    if better(&second, &first) {
-        second
-    } else {
-        first
+    let twin = || {
+        let mut own = Budget::work(u64::MAX);
+        (whole(twin, &mut own), own.spent())
+    };
+    let (first, second) = match pool::spare_core() {
+        Some(core) => {
+            let (first, second) = pool::beside(core, || whole(greedy, budget), twin);
+            (first, Some(second))
+        }
+        None => {
+            let first = whole(greedy, budget);
+            let second = (first.peak > target).then(twin);
+            (first, second)
+        }
+    };
+    // a twin beside a greedy-size pass that reached `target` is neither taken
+    // nor charged, as when it never ran
+    match second {
+        Some((second, work)) if first.peak > target => {
+            budget.spend(work);
+            if better(&second, &first) {
+                second
+            } else {
+                first
+            }
+        }
+        _ => first,
     }
 }
 
