@@ -71,6 +71,28 @@
 //!    open columns times a column's (Matmul_Case1: 16 x 16 C tiles, 16 tiles of
 //!    128 per line: 20,480).
 //!
+//!    *The first whole line* (`first_whole_line_bound`) looks at the order of
+//!    the C tiles as a whole. With `R` rows and `C` columns, `ρ` and `γ` the
+//!    least tile bytes of a row and of a column, every order of the C tiles has
+//!    a moment with at least `min(C γ + ρ, R ρ + γ)` bytes open when `R, C >= 3`:
+//!    let step `h` be the first at which some line is whole, say a row `i`
+//!    (columns are the same with the roles swapped). At `h - 1` no line is
+//!    whole, so every line touched is open, and row `i` holds `C - 1` done C
+//!    tiles. If all `C` columns are touched at `h - 1`, they and row `i` are
+//!    open: `C γ + ρ`. Else the missing column is the one of the `h`-th C tile;
+//!    after step `h` all `C` columns are touched and none is whole (the new one
+//!    has one done C tile of `R >= 2`, the others are unchanged), so any other
+//!    touched row gives `C γ + ρ` at `h`; if row `i` was the only
+//!    one, the next C tile opens a new row and leaves every column open (`R >=
+//!    3`: two done of at least three): `C γ + ρ` at `h + 1`. When `R` or `C` is 1
+//!    or 2 (the closed form then needs more terms: `(R - 1) ρ + (C - 1) γ` and
+//!    two more), the bound is the exact minimax over the orders of the open
+//!    lines' count, a path through the counts of columns with none, the top, the
+//!    bottom or both C tiles done (a few thousand states). A unit test checks
+//!    both against every order of every grid up to 4 x 4 (and some wider ones):
+//!    equal each time. Matmul_Case0 (8 x 8, `ρ = γ = 1,024`): 9,216; Matmul_Case1
+//!    (16 x 16, 2,048): 34,816, both the results: proven optimal.
+//!
 //! # Problem 2: [`movement_bound`]
 //!
 //! Between its ALLOC and its FREE a buffer is either resident (in one residency,
