@@ -8,7 +8,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 /// Work of one search (buffers looked at) before it stops with the value reached
 /// (a bound all the same, see [`least_peak`]).
-const SEARCH_WORK: usize = 20_000_000;
+const SEARCH_WORK: usize = 12_000_000;
 /// Selections of windows tried per level (by the largest buffers their ops use).
 const SELECTIONS: usize = 4;
 /// At most this many windows take part in one search.
