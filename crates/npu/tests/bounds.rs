@@ -863,3 +863,26 @@ fn the_p1_bound_proves_three_public_results_optimal() {
         assert_eq!(p1_bound(&case), Some(result), "{name}");
     }
 }
+
+/// The ring of four windows in an L1 of 100 units, each buffer 40: at the
+/// second op of every order three buffers (120) are alive, the one reaching
+/// over it not used there, so 20 units sit in DDR at 2 each: the op order
+/// bounds the movement at 40, where no op alone overflows. The solver's plan,
+/// checked, moves at least that.
+#[test]
+fn the_op_order_bounds_the_movement_of_a_ring() {
+    let mut c = CaseBuilder::default();
+    let ring: Vec<usize> = (0..4).map(|_| c.alloc(40, "L1")).collect();
+    for w in 0..4 {
+        let x = c.alloc(8, "L0B");
+        c.op("CONV", "CUBE", 1, &[x, ring[w], ring[(w + 3) % 4]], &[]);
+    }
+    let mut levels = default_levels();
+    levels[0].capacity = 100;
+    let case = with_allocs_first(c.finish("ring", levels).unwrap());
+    assert_eq!(movement_bound(&case), Some(40));
+    for method in [Method::Baseline, Method::Best] {
+        let moved = valid(&case, Problem::Movement, method).extra_movement();
+        assert!(moved >= 40, "{method:?}: {moved}");
+    }
+}

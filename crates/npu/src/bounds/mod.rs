@@ -135,9 +135,24 @@
 //! That *overflow* part is the largest such sum over the ops. It assumes nothing
 //! about the case's structure. Fragmentation and the many points in time a plan
 //! must cover are not counted, so it is weak: it does not see that tiles of a
-//! matmul are reloaded, since no order is forced there. The bound is the larger
-//! of it and the reload bound below, and `None` when both are 0 (then the only
-//! bound known here is the trivial 0).
+//! matmul are reloaded, since no order is forced there. The bound is the largest
+//! of it, the op order and the reload bound below, and `None` when all are 0
+//! (then the only bound known here is the trivial 0).
+//!
+//! *The op order* (`op_order_movement` in `bounds/windows.rs`): the search of
+//! Problem 1's window order, with single ops for windows (each op its own
+//! ALLOC, FREE and only op: the ops of a schedule are totally ordered, in any
+//! problem) and the ops that use an L0 buffer and an L1/UB buffer for items
+//! (those whose ops use the largest buffers, a few selections, at most 512). At
+//! each moment the search sees, the L1 (UB) buffers alive there are resident
+//! or in DDR, so at least what they exceed the capacity is in DDR, each such
+//! buffer in a spill of its own then: the value of a moment is the cheapest
+//! cover of each level's excess as above (COPY_IN bytes first, at 1; the op's
+//! own buffers, resident, left out), and the least, over the orders, of the
+//! most of it bounds the movement of every plan. It runs on the graph's own
+//! edges (Problem 2 has no one-buffer rule of L0, so no implied edges).
+//! Conv_Case0: 5,632; a ring of four ops sharing a 40-unit buffer with each
+//! neighbour in 100 units of L1: 40, where no op alone overflows.
 //!
 //! *The reload bound* (matmul-like cases; `bounds/reloads.rs`), in the manner of
 //! Hong and Kung's I/O bound for matrix products. Products as in Problem 1's tile

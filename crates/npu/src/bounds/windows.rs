@@ -20,8 +20,30 @@ const MAX_WINDOWS: usize = 512;
 /// is to come, `b` is not freed).
 struct Counted {
     size: u64,
+    /// Which sum of [`Sums`] the buffer adds to.
+    class: usize,
     start: Bits,
     end: Bits,
+}
+
+/// Bytes alive per class of buffers (P1: one class; P2: per level, COPY_IN
+/// buffers or not).
+type Sums = [u64; 4];
+
+/// A moment inside an item: the buffers forced alive across its op, and those
+/// of them the op uses (resident there).
+struct Moment {
+    across: Vec<u32>,
+    used: Vec<u32>,
+}
+
+/// The items one search orders: each with the node that starts it, the node that
+/// ends it, and its ops (windows: ALLOC, FREE and the ops of the L0 buffer; a
+/// single op: itself thrice).
+struct Item {
+    first: u32,
+    last: u32,
+    ops: Vec<usize>,
 }
 
 /// The window bound over every L0 level (see the `bounds` module): 0 where no
@@ -41,14 +63,41 @@ pub(super) fn window_bound(case: &Case, dag: &Dag, counted: &[bool], normal: &[b
         if windows.len() < 2 {
             continue;
         }
-        best = best.max(level_bound(case, dag, &list, &windows));
+        let mut ops_of: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (v, node) in case.nodes.iter().enumerate() {
+            if let Node::Op(op) = node {
+                for b in &op.bufs {
+                    ops_of.entry(b.index()).or_default().push(v);
+                }
+            }
+        }
+        let items: Vec<Item> = windows
+            .iter()
+            .map(|&x| Item {
+                first: case.buffers[x].alloc.0,
+                last: case.buffers[x].free.0,
+                ops: ops_of.remove(&x).unwrap_or_default(),
+            })
+            .collect();
+        let total = |alive: &Sums, _: &Sums| alive.iter().sum();
+        best = best.max(order_bound(case, dag, &list, &items, &|_| 0, &total));
     }
     best
 }
 
-/// The bound of one level's `windows` (its buffers whose ALLOC reaches their
-/// FREE), counting the L1/UB buffers of `list`.
-fn level_bound(case: &Case, dag: &Dag, list: &[usize], windows: &[usize]) -> u64 {
+/// The least, over the orders of `items` (totally ordered in every schedule,
+/// each an interval of it), of the most `value` of the bytes of `list` alive at
+/// a moment the argument sees (see the `bounds` module), the bytes summed per
+/// `class` of buffer; `value` also gets the bytes of those the op uses.
+fn order_bound(
+    case: &Case,
+    dag: &Dag,
+    list: &[usize],
+    items: &[Item],
+    class: &dyn Fn(usize) -> usize,
+    value: &dyn Fn(&Sums, &Sums) -> u64,
+) -> u64 {
+    let windows = items;
     let buf = |b: usize| &case.buffers[b];
     let k = list.len();
     // ALLOC(b) ⇝ FREE(x) per counted b and window x
@@ -57,8 +106,8 @@ fn level_bound(case: &Case, dag: &Dag, list: &[usize], windows: &[usize]) -> u64
         let allocs: Vec<u32> = chunk.iter().map(|&b| buf(b).alloc.0).collect();
         let w = dag.reach_from(&allocs);
         for (i, row) in start[c * 64..c * 64 + chunk.len()].iter_mut().enumerate() {
-            for (x, &wb) in windows.iter().enumerate() {
-                row[x] = w[buf(wb).free.index()] >> i & 1 == 1;
+            for (x, item) in windows.iter().enumerate() {
+                row[x] = w[item.last as usize] >> i & 1 == 1;
             }
         }
     }
@@ -67,33 +116,22 @@ fn level_bound(case: &Case, dag: &Dag, list: &[usize], windows: &[usize]) -> u64
     let mut end = vec![vec![false; windows.len()]; k];
     let mut first = vec![vec![false; windows.len()]; windows.len()];
     let mut inside: Vec<Vec<usize>> = vec![Vec::new(); windows.len()];
-    let ops_of = {
-        let mut ops: HashMap<usize, Vec<usize>> = HashMap::new();
-        for (v, node) in case.nodes.iter().enumerate() {
-            if let Node::Op(op) = node {
-                for b in &op.bufs {
-                    ops.entry(b.index()).or_default().push(v);
-                }
-            }
-        }
-        ops
-    };
-    let frees: Vec<u32> = windows.iter().map(|&x| buf(x).free.0).collect();
+    let frees: Vec<u32> = windows.iter().map(|x| x.last).collect();
     for (c, chunk) in windows.chunks(64).enumerate() {
-        let allocs: Vec<u32> = chunk.iter().map(|&x| buf(x).alloc.0).collect();
+        let allocs: Vec<u32> = chunk.iter().map(|x| x.first).collect();
         let w = dag.reach_from(&allocs);
         let to = dag.reach_to(&frees[c * 64..c * 64 + chunk.len()]);
-        for (i, &x) in chunk.iter().enumerate() {
+        for (i, x) in chunk.iter().enumerate() {
             let xi = c * 64 + i;
             for (j, &b) in list.iter().enumerate() {
                 end[j][xi] = w[buf(b).free.index()] >> i & 1 == 1;
             }
-            for (y, &yb) in windows.iter().enumerate() {
-                if y != xi && w[buf(yb).free.index()] >> i & 1 == 1 {
+            for (y, other) in windows.iter().enumerate() {
+                if y != xi && w[other.last as usize] >> i & 1 == 1 {
                     first[y][xi] = true;
                 }
             }
-            for &u in ops_of.get(&x).into_iter().flatten() {
+            for &u in &x.ops {
                 if w[u] >> i & 1 == 1 && to[u] >> i & 1 == 1 {
                     inside[xi].push(u);
                 }
@@ -118,7 +156,19 @@ fn level_bound(case: &Case, dag: &Dag, list: &[usize], windows: &[usize]) -> u64
             }
         }
     }
-    // selections: the windows whose ops use one of the largest counted buffers
+    let moments: HashMap<usize, Moment> = across
+        .into_iter()
+        .map(|(u, across)| {
+            let Node::Op(op) = &case.nodes[u] else {
+                unreachable!("an item's ops are ops")
+            };
+            let used = (across.iter().copied())
+                .filter(|&j| op.bufs.iter().any(|b| b.index() == list[j as usize]))
+                .collect();
+            (u, Moment { across, used })
+        })
+        .collect();
+    // selections: the items whose ops use one of the largest counted buffers
     let mut sizes: Vec<u64> = list.iter().map(|&b| buf(b).size).collect();
     memplan::sort::by_key(&mut sizes, |&s| Reverse(s));
     sizes.dedup();
@@ -154,16 +204,17 @@ fn level_bound(case: &Case, dag: &Dag, list: &[usize], windows: &[usize]) -> u64
         let counted: Vec<Counted> = (0..k)
             .map(|j| Counted {
                 size: buf(list[j]).size,
+                class: class(list[j]),
                 start: project(&start[j]),
                 end: project(&end[j]),
             })
             .collect();
         let preds: Vec<Bits> = chosen.iter().map(|&g| project(&first[g])).collect();
-        let moments_of: Vec<Vec<&[u32]>> = chosen
+        let moments_of: Vec<Vec<&Moment>> = chosen
             .iter()
-            .map(|&g| inside[g].iter().map(|u| &across[u][..]).collect())
+            .map(|&g| inside[g].iter().map(|u| &moments[u]).collect())
             .collect();
-        best = best.max(least_peak(&counted, &preds, &moments_of));
+        best = best.max(least_peak(&counted, &preds, &moments_of, value));
     }
     best
 }
@@ -175,7 +226,12 @@ fn level_bound(case: &Case, dag: &Dag, list: &[usize], windows: &[usize]) -> u64
 /// order of the value reached; stopped after [`SEARCH_WORK`], the value of the
 /// set popped last is still a bound (every order passes through a set not yet
 /// popped, whose value is at least that).
-fn least_peak(counted: &[Counted], preds: &[Bits], moments: &[Vec<&[u32]>]) -> u64 {
+fn least_peak(
+    counted: &[Counted],
+    preds: &[Bits],
+    moments: &[Vec<&Moment>],
+    value: &dyn Fn(&Sums, &Sums) -> u64,
+) -> u64 {
     let n = preds.len();
     let words = n.div_ceil(64);
     let meets = |a: &Bits, s: &[u64]| a.0.iter().zip(s).any(|(x, y)| x & y != 0);
@@ -197,16 +253,16 @@ fn least_peak(counted: &[Counted], preds: &[Bits], moments: &[Vec<&[u32]>]) -> u
     let mut heap = BinaryHeap::new();
     let empty = vec![0u64; words];
     seen.insert(empty.clone(), 0);
-    heap.push(Reverse((0u64, 0u64, empty)));
+    heap.push(Reverse((0u64, [0u64; 4], empty)));
     let mut work = 0usize;
     let mut reached = 0;
-    while let Some(Reverse((value, alive, s))) = heap.pop() {
-        if seen.get(&s).is_some_and(|&v| v < value) {
+    while let Some(Reverse((got, alive, s))) = heap.pop() {
+        if seen.get(&s).is_some_and(|&v| v < got) {
             continue;
         }
-        reached = value;
+        reached = got;
         if (0..n).all(|x| has(&s, x)) {
-            return value;
+            return got;
         }
         if work > SEARCH_WORK {
             return reached;
@@ -223,26 +279,33 @@ fn least_peak(counted: &[Counted], preds: &[Bits], moments: &[Vec<&[u32]>]) -> u
             for &j in &starts_at[w] {
                 let c = &counted[j as usize];
                 if !meets(&c.start, &s) && !within(&c.end, &t) {
-                    now += c.size;
+                    now[c.class] += c.size;
                 }
             }
             for &j in &ends_at[w] {
                 let c = &counted[j as usize];
                 if meets(&c.start, &s) && within(&c.end, &t) {
-                    now -= c.size;
-                    kept -= c.size;
+                    now[c.class] -= c.size;
+                    kept[c.class] -= c.size;
                 }
             }
-            let mut next = value.max(now);
-            for across in &moments[w] {
-                let extra: u64 = across
-                    .iter()
-                    .map(|&j| &counted[j as usize])
-                    .filter(|c| !meets(&c.start, &s) || within(&c.end, &t))
-                    .map(|c| c.size)
-                    .sum();
-                next = next.max(kept + extra);
-                work += across.len();
+            let mut next = reached.max(value(&now, &[0; 4]));
+            for m in &moments[w] {
+                let mut at = kept;
+                let in_kept = |c: &Counted| meets(&c.start, &s) && !within(&c.end, &t);
+                for &j in &m.across {
+                    let c = &counted[j as usize];
+                    if !in_kept(c) {
+                        at[c.class] += c.size;
+                    }
+                }
+                let mut used = [0u64; 4];
+                for &j in &m.used {
+                    let c = &counted[j as usize];
+                    used[c.class] += c.size;
+                }
+                next = next.max(value(&at, &used));
+                work += m.across.len();
             }
             work += starts_at[w].len() + ends_at[w].len() + 2 * words;
             if seen.get(&t).is_none_or(|&v| next < v) {
@@ -252,4 +315,59 @@ fn least_peak(counted: &[Counted], preds: &[Bits], moments: &[Vec<&[u32]>]) -> u
         }
     }
     reached
+}
+
+/// Problem 2 by the order of ops (see the `bounds` module, "the op order"): the
+/// least, over the orders of the ops that use an L0 buffer and an L1/UB buffer,
+/// of the most the L1/UB bytes alive at a moment exceed each level's capacity,
+/// priced as the cheapest cover by whole-buffer spills (fractional: COPY_IN
+/// bytes at 1, others at 2; the op's own buffers stay resident). 0 where no
+/// order needs a spill.
+pub(super) fn op_order_movement(case: &Case, dag: &Dag) -> u64 {
+    let (Some(l1), Some(ub)) = (case.level_index("L1"), case.level_index("UB")) else {
+        return 0;
+    };
+    let side = |b: usize| -> Option<usize> {
+        let level = case.buffers[b].level;
+        (level == l1).then_some(0).or((level == ub).then_some(1))
+    };
+    let list: Vec<usize> = (0..case.buffers.len())
+        .filter(|&b| side(b).is_some() && case.buffers[b].size > 0)
+        .collect();
+    let l0 = |b: usize| {
+        case.levels[case.buffers[b].level.index()]
+            .name
+            .starts_with("L0")
+    };
+    let items: Vec<Item> = (0..case.nodes.len())
+        .filter(|&v| match &case.nodes[v] {
+            Node::Op(op) => {
+                op.bufs.iter().any(|b| l0(b.index()))
+                    && op.bufs.iter().any(|b| side(b.index()).is_some())
+            }
+            _ => false,
+        })
+        .map(|v| Item {
+            first: v as u32,
+            last: v as u32,
+            ops: vec![v],
+        })
+        .collect();
+    if items.len() < 2 {
+        return 0;
+    }
+    let class = |b: usize| 2 * side(b).unwrap_or(0) + usize::from(!case.buffers[b].copy_in);
+    let caps = [l1, ub].map(|l| case.levels[l.index()].capacity);
+    let cover = |alive: &Sums, used: &Sums| -> u64 {
+        let mut cost = 0;
+        for (s, &cap) in caps.iter().enumerate() {
+            let (copied, other) = (alive[2 * s], alive[2 * s + 1]);
+            let excess = (copied + other).saturating_sub(cap);
+            // the units of COPY_IN buffers not used here go first, at 1 each
+            let cheap = excess.min(copied - used[2 * s].min(copied));
+            cost += cheap + 2 * (excess - cheap);
+        }
+        cost
+    };
+    order_bound(case, dag, &list, &items, &class, &cover)
 }
