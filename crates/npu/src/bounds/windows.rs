@@ -9,6 +9,9 @@ use std::collections::{BinaryHeap, HashMap};
 /// Work of one search (buffers looked at) before it stops with the value reached
 /// (a bound all the same, see [`least_peak`]).
 const SEARCH_WORK: usize = 12_000_000;
+/// Work of all the searches of one bound together (the levels with the fewest
+/// windows first).
+const TOTAL_WORK: usize = 2 * SEARCH_WORK;
 /// Selections of windows tried per level (by the largest buffers their ops use).
 const SELECTIONS: usize = 4;
 /// At most this many windows take part in one search.
@@ -52,17 +55,19 @@ pub(super) fn window_bound(case: &Case, dag: &Dag, counted: &[bool], normal: &[b
     let list: Vec<usize> = (0..case.buffers.len())
         .filter(|&b| counted[case.buffers[b].level.index()] && case.buffers[b].size > 0)
         .collect();
+    let mut levels: Vec<Vec<usize>> = (0..case.levels.len())
+        .filter(|&l| case.levels[l].name.starts_with("L0"))
+        .map(|l| {
+            (0..case.buffers.len())
+                .filter(|&b| case.buffers[b].level.index() == l && normal[b])
+                .collect()
+        })
+        .filter(|w: &Vec<usize>| w.len() >= 2)
+        .collect();
+    memplan::sort::by_key(&mut levels, Vec::len);
     let mut best = 0;
-    for l in 0..case.levels.len() {
-        if !case.levels[l].name.starts_with("L0") {
-            continue;
-        }
-        let windows: Vec<usize> = (0..case.buffers.len())
-            .filter(|&b| case.buffers[b].level.index() == l && normal[b])
-            .collect();
-        if windows.len() < 2 {
-            continue;
-        }
+    let mut budget = TOTAL_WORK;
+    for windows in levels {
         let mut ops_of: HashMap<usize, Vec<usize>> = HashMap::new();
         for (v, node) in case.nodes.iter().enumerate() {
             if let Node::Op(op) = node {
@@ -80,7 +85,8 @@ pub(super) fn window_bound(case: &Case, dag: &Dag, counted: &[bool], normal: &[b
             })
             .collect();
         let total = |alive: &Sums, _: &Sums| alive.iter().sum();
-        best = best.max(order_bound(case, dag, &list, &items, &|_| 0, &total));
+        let found = order_bound(case, dag, &list, &items, &|_| 0, &total, &mut budget);
+        best = best.max(found);
     }
     best
 }
@@ -96,6 +102,7 @@ fn order_bound(
     items: &[Item],
     class: &dyn Fn(usize) -> usize,
     value: &dyn Fn(&Sums, &Sums) -> u64,
+    budget: &mut usize,
 ) -> u64 {
     let windows = items;
     let buf = |b: usize| &case.buffers[b];
@@ -214,7 +221,7 @@ fn order_bound(
             .iter()
             .map(|&g| inside[g].iter().map(|u| &moments[u]).collect())
             .collect();
-        best = best.max(least_peak(&counted, &preds, &moments_of, value));
+        best = best.max(least_peak(&counted, &preds, &moments_of, value, budget));
     }
     best
 }
@@ -231,7 +238,9 @@ fn least_peak(
     preds: &[Bits],
     moments: &[Vec<&Moment>],
     value: &dyn Fn(&Sums, &Sums) -> u64,
+    budget: &mut usize,
 ) -> u64 {
+    let limit = SEARCH_WORK.min(*budget);
     let n = preds.len();
     let words = n.div_ceil(64);
     let meets = |a: &Bits, s: &[u64]| a.0.iter().zip(s).any(|(x, y)| x & y != 0);
@@ -262,9 +271,11 @@ fn least_peak(
         }
         reached = got;
         if (0..n).all(|x| has(&s, x)) {
+            *budget -= work.min(*budget);
             return got;
         }
-        if work > SEARCH_WORK {
+        if work > limit {
+            *budget -= limit;
             return reached;
         }
         for w in 0..n {
@@ -314,6 +325,7 @@ fn least_peak(
             }
         }
     }
+    *budget -= work.min(*budget);
     reached
 }
 
@@ -369,5 +381,6 @@ pub(super) fn op_order_movement(case: &Case, dag: &Dag) -> u64 {
         }
         cost
     };
-    order_bound(case, dag, &list, &items, &class, &cover)
+    let mut budget = TOTAL_WORK;
+    order_bound(case, dag, &list, &items, &class, &cover, &mut budget)
 }
