@@ -110,13 +110,14 @@ const PUBLISHED = {
   Conv_Case0: [6912, 46872, 476530],
 };
 
-/** The line under the summary: the result's lower bound and ratio, and the best published number for the case. */
+/** The line under the summary: the result's lower bound and ratio ("proven optimal" where they meet), and the best published number for the case. */
 function yardstick(report, info) {
   const v = report.view;
   const [value, bound, what] = v.problem === 1 ? [v.p1_peak, report.bounds.p1_peak, 'peak']
     : v.problem === 2 ? [v.extra_movement, report.bounds.extra_movement, 'movement'] : [v.makespan, report.bounds.makespan, 'makespan'];
-  const parts = [bound ? `lower bound of the ${what} ${ui.count(bound)} (this plan ${(value / bound).toFixed(2)}× it)`
-    : `no useful lower bound of the ${what} is known`];
+  const parts = [!bound ? `no useful lower bound of the ${what} is known`
+    : value <= bound ? `lower bound of the ${what} ${ui.count(bound)}, which this plan meets: proven optimal`
+    : `lower bound of the ${what} ${ui.count(bound)} (this plan ${(value / bound).toFixed(2)}× it)`];
   const published = PUBLISHED[info.name]?.[v.problem - 1];
   if (published) parts.push(`best published ${ui.count(published)}${info.name === 'Matmul_Case1' ? ' (claimed)' : ''}`);
   return `${parts.join('; ')}.`;

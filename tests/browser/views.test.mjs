@@ -103,6 +103,16 @@ async function setCapacity(page, level, value) {
 
 async function capacities(page) {
   await openExample(page, 'npu-tiny');
+  // Problem 1 of the tiny matmul meets its bound, as the CLI says
+  await page.locator('#problem').selectOption('1');
+  await settled(page);
+  const p1 = await text(page, 'npu-yardstick');
+  const bound = plain(/lower bound of the peak ([\d,]+), which this plan meets: proven optimal/.exec(p1)?.[1] ?? '');
+  const peak = cli(['npu', 'examples/npu_tiny_matmul.json', '--problem', '1'])['peak L1+UB'];
+  check('Problem 1 of the tiny matmul: its bound met, proven optimal, at the CLI\'s peak',
+    bound === peak && plain(await text(page, 'npu-peak')) === peak, `${p1} | ${peak}`);
+  await page.locator('#problem').selectOption('2');
+  await settled(page);
   check('tiny NPU case: no spill at L1 4096', plain(await text(page, 'npu-spills')) === '0');
   const before = await canvasInk(page, 'level-0');
   await setCapacity(page, 'L1', '200');

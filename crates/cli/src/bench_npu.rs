@@ -224,7 +224,8 @@ fn print_tables(tables: &Tables, threads: usize) {
             row[0], row[1], row[2], row[3]
         );
     }
-    println!("(ratio) the best result above over the bound; P3's bound counts that plan's spills");
+    println!("(ratio) the best result above over the bound; P3's bound counts that plan's spills;");
+    println!("(optimal) the result meets its bound: proven optimal");
     println!();
     println!(
         "{:<22} {:>24} {:>24}",
@@ -250,7 +251,10 @@ fn print_markdown_tables(tables: &Tables, threads: usize) {
     ];
     print_markdown(&[vec![cells(&head)], tables.bound_rows.clone()].concat());
     println!();
-    println!("(ratio) the best result above over the bound; P3's bound counts that plan's spills.");
+    println!(
+        "(ratio) the best result above over the bound; P3's bound counts that plan's spills; \
+         (optimal) the result meets its bound: proven optimal."
+    );
     println!();
     let head = ["case", "first plan P1/P2/P3 ms", "final plan P1/P2/P3 s"];
     print_markdown(&[vec![cells(&head)], tables.first_rows.clone()].concat());
@@ -320,10 +324,12 @@ fn published(table: &str, case: &str) -> Published {
     best
 }
 
-/// A bound and the ratio `result / bound`, `7,186 (1.28)`, or `none useful` where
-/// there is no bound (never a 0 that would look meaningful).
+/// A bound and the ratio `result / bound`, `7,186 (1.28)`, `9,216 (optimal)`
+/// where they meet (the result proven optimal), or `none useful` where there is
+/// no bound (never a 0 that would look meaningful).
 fn beside(result: u64, bound: Option<u64>) -> String {
     match bound {
+        Some(b) if b > 0 && result <= b => format!("{} (optimal)", group(b)),
         Some(b) if b > 0 => format!("{} ({:.2})", group(b), result as f64 / b as f64),
         _ => "none useful".to_string(),
     }

@@ -227,9 +227,11 @@ fn bounds_json(bounds: &Bounds) -> serde_json::Value {
     })
 }
 
-/// `   (bound 9,000, ratio 1.02)` after a result, or `   (no useful bound known)`.
+/// `   (bound 9,000, ratio 1.02)` after a result, `   (lower bound 9,000:
+/// proven optimal)` where they meet, or `   (no useful bound known)`.
 fn beside(result: u64, bound: Option<u64>) -> String {
     match bound {
+        Some(b) if b > 0 && result <= b => format!("   (lower bound {b}: proven optimal)"),
         Some(b) if b > 0 => format!("   (lower bound {b}, ratio {})", ratio(result, b)),
         _ => "   (no useful lower bound known)".to_string(),
     }

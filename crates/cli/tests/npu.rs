@@ -124,3 +124,20 @@ fn bench_npu_prints_a_checked_row_beside_the_published_numbers() {
     assert!(row.contains("(4,498)") && row.contains("(3,584)"), "{row}");
     assert!(!out.contains("INVALID"), "{out}");
 }
+
+/// Where the result meets its lower bound, `npu` says it is proven optimal
+/// (Matmul_Case0: the refined grid bound meets the solver's peak).
+#[test]
+fn npu_says_when_a_result_is_proven_optimal() {
+    let Some(dir) = memplan_testkit::corpus_dir("npu") else {
+        return;
+    };
+    let file = dir.join("Matmul_Case0.json");
+    let (code, out, err) = memplan(&["npu", file.to_str().unwrap(), "--problem", "1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let line = out.lines().find(|l| l.starts_with("peak L1+UB")).unwrap();
+    let figures: Vec<&str> = line.split_whitespace().collect();
+    // `peak L1+UB  RESULT   (lower bound BOUND: proven optimal)`
+    assert_eq!(figures[2], figures[5].trim_end_matches(':'), "{line}");
+    assert!(line.ends_with("proven optimal)"), "{line}");
+}

@@ -8,9 +8,9 @@
 //! comes before `y` in every topological order. Reachability is computed 64 sources
 //! at a time, one bit per source in a word per node.
 //!
-//! One file per argument: `dag` (forced orders), `peak` and `grid` (Problem 1),
-//! `products` (what the tile grid and the reload bound start from), `movement` and
-//! `reloads` (Problem 2), `makespan` (Problem 3). This module holds [`Bounds`]: which
+//! One file per argument: `dag` (forced orders), `peak`, `grid` and `windows`
+//! (Problem 1), `products` (what the tile grid and the reload bound start from),
+//! `movement` and `reloads` (Problem 2), `makespan` (Problem 3). This module holds [`Bounds`]: which
 //! bound goes with which problem.
 //!
 //! # Problem 1: [`p1_bound`]
@@ -71,6 +71,54 @@
 //!    open columns times a column's (Matmul_Case1: 16 x 16 C tiles, 16 tiles of
 //!    128 per line: 20,480).
 //!
+//!    *The first whole line* (`first_whole_line_bound`) looks at the order of
+//!    the C tiles as a whole. With `R` rows and `C` columns, `ρ` and `γ` the
+//!    least tile bytes of a row and of a column, every order of the C tiles has
+//!    a moment with at least `min(C γ + ρ, R ρ + γ)` bytes open when `R, C >= 3`:
+//!    let step `h` be the first at which some line is whole, say a row `i`
+//!    (columns are the same with the roles swapped). At `h - 1` no line is
+//!    whole, so every line touched is open, and row `i` holds `C - 1` done C
+//!    tiles. If all `C` columns are touched at `h - 1`, they and row `i` are
+//!    open: `C γ + ρ`. Else the missing column is the one of the `h`-th C tile;
+//!    after step `h` all `C` columns are touched and none is whole (the new one
+//!    has one done C tile of `R >= 2`, the others are unchanged), so any other
+//!    touched row gives `C γ + ρ` at `h`; if row `i` was the only
+//!    one, the next C tile opens a new row and leaves every column open (`R >=
+//!    3`: two done of at least three): `C γ + ρ` at `h + 1`. When `R` or `C` is 1
+//!    or 2 (the closed form then needs more terms: `(R - 1) ρ + (C - 1) γ` and
+//!    two more), the bound is the exact minimax over the orders of the open
+//!    lines' count, a path through the counts of columns with none, the top, the
+//!    bottom or both C tiles done (a few thousand states). A unit test checks
+//!    both against every order of every grid up to 4 x 4 (and some wider ones):
+//!    equal each time. Matmul_Case0 (8 x 8, `ρ = γ = 1,024`): 9,216; Matmul_Case1
+//!    (16 x 16, 2,048): 34,816, both the results: proven optimal.
+//!
+//! 4. *The window order* (any case with an L0 level; `bounds/windows.rs`). With
+//!    one buffer of an L0 level alive at a time, the *windows* `ALLOC(x)..FREE(x)`
+//!    of that level's buffers (those whose ALLOC reaches their FREE) follow one
+//!    another, in an order that puts `y` before `x` when `ALLOC(y) ⇝ FREE(x)`.
+//!    Take an L1/UB buffer `b`, its *start* windows (`ALLOC(b) ⇝ FREE(x)`) and
+//!    its *end* windows (`ALLOC(x) ⇝ FREE(b)`). Right after the last FREE of the
+//!    first `k` windows of the order, `b` is alive if one of its start windows is
+//!    among them (ALLOC(b) came before that FREE) and one of its end windows is
+//!    not (FREE(b) comes after that window's ALLOC, which is still to come). And
+//!    right before an op `u` inside a window `w` (`ALLOC(w) ⇝ u ⇝ FREE(w)`), `b`
+//!    is alive if it is forced across `u` (`ALLOC(b) ⇝ u ⇝ FREE(b)`), or alive
+//!    both after the windows before `w` by the first rule and after `w` by the
+//!    second. Both depend only on the *set* of windows done, so the least, over
+//!    the orders, of the most bytes alive at those moments is a minimax path
+//!    through the sets of windows closed under the forced order: a search in
+//!    order of the value reached (Dijkstra's, with `max` for `+`). When it runs
+//!    out of work (`SEARCH_WORK`) the value it reached is still a bound: every
+//!    order passes through a set not yet reached, whose value is at least that.
+//!    A subset of a level's windows is still ordered, so the search may keep
+//!    only the windows whose ops use the largest buffers (a few selections are
+//!    tried). Conv_Case0 (300 L0B windows): 6,912 in 0.2 s, its result: proven
+//!    optimal. A ring of four windows sharing a 16-byte buffer with each
+//!    neighbour has 48 bytes alive in every order (the second window's two and
+//!    the one reaching over it) though no three buffers share a window: the
+//!    cliques see 32.
+//!
 //! # Problem 2: [`movement_bound`]
 //!
 //! Between its ALLOC and its FREE a buffer is either resident (in one residency,
@@ -87,9 +135,24 @@
 //! That *overflow* part is the largest such sum over the ops. It assumes nothing
 //! about the case's structure. Fragmentation and the many points in time a plan
 //! must cover are not counted, so it is weak: it does not see that tiles of a
-//! matmul are reloaded, since no order is forced there. The bound is the larger
-//! of it and the reload bound below, and `None` when both are 0 (then the only
-//! bound known here is the trivial 0).
+//! matmul are reloaded, since no order is forced there. The bound is the largest
+//! of it, the op order and the reload bound below, and `None` when all are 0
+//! (then the only bound known here is the trivial 0).
+//!
+//! *The op order* (`op_order_movement` in `bounds/windows.rs`): the search of
+//! Problem 1's window order, with single ops for windows (each op its own
+//! ALLOC, FREE and only op: the ops of a schedule are totally ordered, in any
+//! problem) and the ops that use an L0 buffer and an L1/UB buffer for items
+//! (those whose ops use the largest buffers, a few selections, at most 512). At
+//! each moment the search sees, the L1 (UB) buffers alive there are resident
+//! or in DDR, so at least what they exceed the capacity is in DDR, each such
+//! buffer in a spill of its own then: the value of a moment is the cheapest
+//! cover of each level's excess as above (COPY_IN bytes first, at 1; the op's
+//! own buffers, resident, left out), and the least, over the orders, of the
+//! most of it bounds the movement of every plan. It runs on the graph's own
+//! edges (Problem 2 has no one-buffer rule of L0, so no implied edges).
+//! Conv_Case0: 5,632; a ring of four ops sharing a 40-unit buffer with each
+//! neighbour in 100 units of L1: 40, where no op alone overflows.
 //!
 //! *The reload bound* (matmul-like cases; `bounds/reloads.rs`), in the manner of
 //! Hong and Kung's I/O bound for matrix products. Products as in Problem 1's tile
@@ -153,6 +216,7 @@ mod movement;
 mod peak;
 mod products;
 mod reloads;
+mod windows;
 
 pub use makespan::{makespan_bound, makespan_bound_any, MakespanBound};
 pub use movement::movement_bound;

@@ -13,7 +13,9 @@ use crate::case::{BufferId, Case, Node};
 pub fn movement_bound(case: &Case) -> Option<u64> {
     let dag = Dag::new(case.nodes.len(), &case_edges(case))?;
     let overflow = overflow_bound(case, &dag)?;
-    let best = overflow.max(reloads::reload_bound(case, &dag).unwrap_or(0));
+    let best = overflow
+        .max(reloads::reload_bound(case, &dag).unwrap_or(0))
+        .max(super::windows::op_order_movement(case, &dag));
     (best > 0).then_some(best)
 }
 

@@ -4,6 +4,7 @@
 
 use super::dag::{alloc_reaches_free, case_edges, Bits, Dag};
 use super::grid::tile_grid_bound;
+use super::windows::window_bound;
 use crate::case::{Case, Node};
 use std::collections::HashSet;
 
@@ -110,6 +111,7 @@ pub fn p1_bound(case: &Case) -> Option<u64> {
         best = best.max(grow_cliques(case, &dag, &list, &weight));
     }
     best = best.max(tile_grid_bound(case, &dag, &counted).unwrap_or(0));
+    best = best.max(window_bound(case, &dag, &counted, &normal));
     (best > 0).then_some(best)
 }
 
