@@ -159,13 +159,18 @@ fn assert_all_strategies(g: &Graph, opts: &Options) -> Result<(), TestCaseError>
             }
         }
     }
-    // the searching strategies never do worse than the greedy they start from
-    // (reorder against its own order's greedy is covered by search); auto makes
-    // greedy-size's pass and its twin's whatever the budget, and on a budget of
-    // 1 ms those may leave none for best-fit's passes, so it is held to
-    // greedy-size alone
+    // the searching strategies never do worse than greedy-size, whose pass they
+    // all make whatever the budget (reorder against its own order's greedy is
+    // covered by search); best-of and search reach best-fit's plan too when their
+    // budget lets them try its order, which 1 ms of work may not (a random graph
+    // of 59 tensors: best-of 1,569,949,363,087 against best-fit's
+    // 1,569,948,940,403), so only MEMPLAN_LONG_TESTS holds them to best-fit
     let greedy_size = a.plan(g, Packing::GreedySize).peak_bytes;
-    let greedy = greedy_size.min(a.plan(g, Packing::BestFit).peak_bytes);
+    let greedy = if search_budget() > SEARCH_BUDGET_MS {
+        greedy_size.min(a.plan(g, Packing::BestFit).peak_bytes)
+    } else {
+        greedy_size
+    };
     for strategy in [Packing::BestOf, Packing::Search] {
         prop_assert!(
             a.plan(g, strategy).peak_bytes <= greedy,
