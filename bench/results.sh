@@ -140,7 +140,7 @@ if [[ -f $pkg/memplan_worker_bg.wasm ]]; then
         run "A changed allocator setting replayed and redrawn in Chromium (779k entries)" text \
             node tests/browser/bench-replay.mjs "$corpus/torch/llama_generate_long.pickle"
         run "A 199 MB snapshot read, planned, drawn, panned and zoomed in Chromium (2.7 M entries)" text \
-            node tests/browser/big-snapshot.test.mjs
+            node tests/browser/bench-big-snapshot.mjs
     else
         skipped "Planning and drawing in Chromium" \
             "needs node, Chromium at /usr/bin/chromium and npm's playwright-core (\`.ci/run\` installs them)."
