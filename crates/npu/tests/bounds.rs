@@ -407,6 +407,19 @@ fn random_case(
     Case::new("random".into(), nodes, edges, default_levels()).unwrap()
 }
 
+/// The independent checker accepts `order` as a Problem 1 schedule of `case` and
+/// measures the peak `best` an exact search found for it (random case `round`).
+fn assert_checker_agrees(case: &Case, order: Vec<u64>, best: u64, round: usize) {
+    let files = ContestFiles {
+        schedule: order,
+        memory: Vec::new(),
+        spills: Vec::new(),
+    };
+    let report = check_npu(case, Problem::Residency, &files);
+    assert!(report.valid, "round {round}: {:?}", report.violations);
+    assert_eq!(report.p1_peak, best, "round {round}");
+}
+
 /// The least Problem 1 peak over every valid order (the checker's rules: L1 + UB
 /// summed over ALLOC and FREE, saturating; one buffer alive per L0 level) and an
 /// order reaching it; `None` when no order is valid.
@@ -523,14 +536,7 @@ fn the_p1_bound_is_under_the_brute_force_optimum_of_random_small_cases() {
             continue;
         };
         // the brute force agrees with the independent checker
-        let files = ContestFiles {
-            schedule: order,
-            memory: Vec::new(),
-            spills: Vec::new(),
-        };
-        let report = check_npu(&case, Problem::Residency, &files);
-        assert!(report.valid, "round {round}: {:?}", report.violations);
-        assert_eq!(report.p1_peak, best, "round {round}");
+        assert_checker_agrees(&case, order, best, round);
         compared += 1;
         if let Some(b) = bound {
             assert!(
@@ -813,14 +819,7 @@ fn the_p1_bound_is_under_the_optimum_of_random_window_cases() {
         let Some((best, order)) = least_peak_by_sets(&case) else {
             continue;
         };
-        let files = ContestFiles {
-            schedule: order,
-            memory: Vec::new(),
-            spills: Vec::new(),
-        };
-        let report = check_npu(&case, Problem::Residency, &files);
-        assert!(report.valid, "round {round}: {:?}", report.violations);
-        assert_eq!(report.p1_peak, best, "round {round}");
+        assert_checker_agrees(&case, order, best, round);
         let bound = p1_bound(&case).expect("every buffer is used");
         assert!(
             bound <= best,
